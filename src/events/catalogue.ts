@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { SHA256_PATTERN } from './canonical.js';
+
+/**
+ * The event catalogue of DESIGN.md section 5: one zod schema per ledger record type, joined in a
+ * discriminated union on `type`. The record envelope is strict; event data is loose because the
+ * design lets data fields grow, and a newer writer must not make an older verifier reject a valid
+ * chain. Reducers read only the fields named here.
+ */
+
+export const LEDGER_FORMAT = 'svc.ledger.v0';
+
+const sha256 = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex>');
+const identifier = z.string().regex(/^[A-Za-z0-9._:@\/+-]{1,200}$/, 'expected an identifier of 1-200 safe characters');
+const base64Of32Bytes = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes');
+const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a snake_case reason code');
+const text = z.string().max(16_384);
+
+export const RFC3339_MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export const publicKeyEntrySchema = z.strictObject({
+  name: z.string().regex(/^[^\s+]{1,200}$/, 'a key name has no whitespace or "+"'),
+  alg: z.literal('Ed25519'),
+  publicKey: base64Of32Bytes,
+});
+
+const actionSourceSchema = z.enum(['proxy', 'sdk', 'hook', 'mcp', 'playground']);
+export type ActionSource = z.infer<typeof actionSourceSchema>;
+
+/** The fields of a normalized action (SPEC.md 2.1) that reducers and forensics read. */
+const recordedActionSchema = z.looseObject({
+  schemaVersion: z.literal('svc.action.v0'),
+  actor: z.looseObject({ agentId: text, humanOwner: text.optional(), runtime: text.optional(), tenant: text }),
+  intent: z.looseObject({ taskId: text, declaredGoal: text.optional() }),
+  capability: z.looseObject({ tool: text, resource: text, payload: z.record(z.string(), z.unknown()) }),
+});
+
+const actionPassClaimsSchema = z.looseObject({
+  iss: text,
+  sub: text,
+  aud: text,
+  iat: z.number().int(),
+  nbf: z.number().int(),
+  exp: z.number().int(),
+  jti: identifier,
+  tenant: text,
+  tool: text,
+  resource: text,
+  actionId: identifier,
+  actionHash: sha256,
+  payloadHash: sha256,
+  policyHash: sha256,
+  decisionSeq: z.number().int().nonnegative(),
+  approvalId: identifier.optional(),
+});
+
+export const eventDataSchemas = {
+  'ledger.genesis': z.looseObject({
+    origin: z.string().regex(/^[^\s]{1,200}$/, 'an origin has no whitespace'),
+    format: z.literal(LEDGER_FORMAT),
+    keys: z.array(publicKeyEntrySchema).min(1).max(16),
+  }),
+  'ledger.checkpoint': z.looseObject({
+    size: z.number().int().nonnegative(),
+    root: base64Of32Bytes,
+    note: z.string().max(65_536),
+  }),
+  'ledger.recovered': z.looseObject({
+    truncatedBytes: z.number().int().nonnegative(),
+    quarantineFile: text,
+    reason: text,
+  }),
+  'config.loaded': z.looseObject({ configHash: sha256, policyHash: sha256 }),
+  'action.received': z.looseObject({
+    actionId: identifier,
+    source: actionSourceSchema,
+    action: recordedActionSchema,
+    actionHash: sha256,
+    payloadHash: sha256,
+  }),
+  'policy.decided': z.looseObject({
+    actionId: identifier,
+    decision: z.enum(['allow', 'deny', 'step_up', 'no_opinion']),
+    reasons: z.array(reasonCode).max(64),
+    ruleId: text,
+    policyHash: sha256,
+  }),
+  'actionpass.issued': z.looseObject({
+    actionId: identifier,
+    passId: identifier,
+    claims: actionPassClaimsSchema,
+    token: z.string().max(16_384),
+  }),
+  'approval.requested': z.looseObject({
+    actionId: identifier,
+    approvalId: identifier,
+    actionHash: sha256,
+    payloadHash: sha256,
+    hosted: z.boolean(),
+  }),
+  'approval.granted': z.looseObject({
+    actionId: identifier,
+    approvalId: identifier,
+    approvedBy: text,
+    approvedPayloadHash: sha256,
+    artifact: z.string().max(16_384),
+  }),
+  'approval.rejected': z.looseObject({
+    actionId: identifier,
+    approvalId: identifier,
+    rejectedBy: text,
+    reason: text,
+  }),
+  'execution.blocked': z.looseObject({
+    actionId: identifier,
+    reason: reasonCode,
+    approvedPayloadHash: sha256,
+    executedPayloadHash: sha256,
+  }),
+  'execution.completed': z.looseObject({
+    actionId: identifier,
+    passId: identifier,
+    approvedPayloadHash: sha256,
+    executedPayloadHash: sha256,
+    outcome: z.enum(['succeeded', 'failed']),
+    resultHash: sha256,
+  }),
+  'mcp.tool.pinned': z.looseObject({ server: identifier, tool: text, definitionHash: sha256 }),
+  'mcp.tool.changed': z.looseObject({ server: identifier, tool: text, pinnedHash: sha256, presentedHash: sha256 }),
+} as const;
+
+export type EventType = keyof typeof eventDataSchemas;
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
+
+const streamSchema = z.string().regex(/^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/, 'expected ledger, config, action:<id> or mcp:<name>');
+
+function recordSchema<T extends EventType>(type: T) {
+  return z.strictObject({
+    v: z.literal(0),
+    seq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    ts: z.string().regex(RFC3339_MILLIS_UTC, 'expected RFC 3339 UTC with milliseconds'),
+    stream: streamSchema,
+    prevHash: sha256,
+    type: z.literal(type),
+    data: eventDataSchemas[type] as (typeof eventDataSchemas)[T],
+  });
+}
+
+export const ledgerRecordSchema = z.discriminatedUnion(
+  'type',
+  EVENT_TYPES.map((type) => recordSchema(type)) as unknown as [
+    ReturnType<typeof recordSchema<'ledger.genesis'>>,
+    ...ReturnType<typeof recordSchema<EventType>>[],
+  ],
+);
+
+/** One ledger line, parsed. */
+export type LedgerRecord = { [T in EventType]: { v: 0; seq: number; ts: string; stream: string; prevHash: string; type: T; data: EventData<T> } }[EventType];
+
+export type RecordOf<T extends EventType> = Extract<LedgerRecord, { type: T }>;
+
+/** What a caller appends: the writer adds v, seq, ts and prevHash when it seals the record. */
+export type LedgerEvent = { [T in EventType]: { type: T; stream: string; data: EventData<T> } }[EventType];
+
+export type EventOf<T extends EventType> = Extract<LedgerEvent, { type: T }>;
+
+/** The action a record belongs to, for the record types that carry one. */
+export function actionIdOf(event: Pick<LedgerEvent, 'data'>): string | undefined {
+  const actionId = (event.data as { actionId?: unknown }).actionId;
+  return typeof actionId === 'string' ? actionId : undefined;
+}
+
+/** Records of one action must sit in that action's stream, so per-action replay cannot be fooled. */
+export function expectedStream(event: LedgerEvent): string | undefined {
+  const actionId = actionIdOf(event);
+  if (actionId !== undefined) return `action:${actionId}`;
+  if (event.type === 'mcp.tool.pinned' || event.type === 'mcp.tool.changed') return `mcp:${event.data.server}`;
+  if (event.type === 'config.loaded') return 'config';
+  if (event.type.startsWith('ledger.')) return 'ledger';
+  return undefined;
+}
+
+export type RecordCheck = { ok: true; record: LedgerRecord } | { ok: false; message: string };
+
+/** Validates a parsed record against the catalogue, naming the first offending path. */
+export function checkRecord(value: unknown): RecordCheck {
+  const parsed = ledgerRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'record';
+    return { ok: false, message: `${where}: ${issue?.message ?? 'invalid record'}` };
+  }
+  const record = parsed.data as LedgerRecord;
+  const stream = expectedStream(record);
+  if (stream !== undefined && stream !== record.stream) {
+    return { ok: false, message: `stream: ${record.type} belongs in stream ${stream}, found ${record.stream}` };
+  }
+  return { ok: true, record };
+}
+
+/** Validates an event before it is sealed, so a bad event never reaches the file. */
+export function checkEvent(value: unknown): { ok: true; event: LedgerEvent } | { ok: false; message: string } {
+  const check = checkRecord({ v: 0, seq: 0, ts: '1970-01-01T00:00:00.000Z', prevHash: `sha256:${'0'.repeat(64)}`, ...(value as object) });
+  if (!check.ok) return check;
+  const { type, stream, data } = check.record;
+  return { ok: true, event: { type, stream, data } as LedgerEvent };
+}

@@ -1,0 +1,153 @@
+import { isUtf8 } from 'node:buffer';
+import { isCanonicalText, toSha256 } from './canonical.js';
+import { checkRecord, LEDGER_FORMAT, type LedgerRecord } from './catalogue.js';
+import { verifyCheckpoint } from './checkpoint.js';
+import type { Defect } from './defects.js';
+import type { RawLine } from './line-reader.js';
+import { CompactRange, hashLeaf } from './merkle.js';
+
+export const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
+
+/** A line that passed every check, with its RFC 6962 leaf hash. */
+export interface CheckedRecord {
+  record: LedgerRecord;
+  offset: number;
+  /** Byte length of the line including its `\n`. */
+  length: number;
+  leafHash: Buffer;
+}
+
+export interface TrustedKey {
+  name: string;
+  publicKey: Buffer;
+}
+
+/**
+ * Checks ledger lines in order, exactly as DESIGN.md section 4 defines a valid ledger: each line
+ * `\n`-terminated, UTF-8, the JCS form of its own parse, a record of the catalogue, seq
+ * contiguous from 0, chained by leaf hash, record 0 a genesis, and every in-band checkpoint
+ * signed by a genesis key over the Merkle root of the records before it.
+ *
+ * The writer's recovery and `verify-export` both use this class, so a ledger the writer accepts
+ * is exactly a ledger the verifier accepts.
+ */
+export class ChainChecker {
+  readonly tree = new CompactRange();
+  private expectedSeq = 0;
+  private previousHash = ZERO_HASH;
+  private keys: TrustedKey[] = [];
+  private originName: string | undefined;
+  private lastLine: Buffer | undefined;
+  lastCheckpoint: { seq: number; size: number; note: string } | undefined;
+
+  /** `pinnedKey`: the key an outside party trusts; without it the genesis keys are trusted. */
+  constructor(private readonly pinnedKey?: Buffer) {}
+
+  get size(): number {
+    return this.expectedSeq;
+  }
+
+  get origin(): string | undefined {
+    return this.originName;
+  }
+
+  get trustedKeys(): readonly TrustedKey[] {
+    return this.keys;
+  }
+
+  /** Hash of the last accepted record, the `prevHash` of the next. */
+  get headHash(): string {
+    return this.previousHash;
+  }
+
+  /** Bytes of the last accepted line (without `\n`), for the writer's fencing check. */
+  get headLine(): Buffer | undefined {
+    return this.lastLine;
+  }
+
+  check(line: RawLine): CheckedRecord | Defect {
+    const seq = this.expectedSeq;
+    const at = { seq, offset: line.offset };
+    if (line.oversized) return { code: 'record_invalid', message: `line is longer than the ${line.bytes.length - 1}-byte limit`, ...at };
+    if (!line.terminated) return { code: 'torn_line', message: 'last line has no terminating newline', ...at };
+    const bytes = line.bytes;
+    if (!isUtf8(bytes)) return { code: 'not_canonical', message: 'line is not valid UTF-8', ...at };
+    const text = bytes.toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { code: 'not_canonical', message: 'line is not JSON', ...at };
+    }
+    if (!isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse', ...at };
+    const checked = checkRecord(parsed);
+    if (!checked.ok) return { code: 'record_invalid', message: checked.message, ...at };
+    const record = checked.record;
+    if (record.seq !== seq) return { code: 'seq_gap', message: `expected seq ${seq}, found seq ${record.seq}`, ...at };
+    if (record.prevHash !== this.previousHash) {
+      return { code: 'chain_broken', message: `prevHash ${record.prevHash} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at };
+    }
+    const genesisDefect = seq === 0 ? this.acceptGenesis(record) : record.type === 'ledger.genesis' ? 'a second genesis record' : undefined;
+    if (genesisDefect !== undefined) return { code: 'genesis_invalid', message: genesisDefect, ...at };
+    if (seq === 0 && !this.genesisKeyPinned()) return { code: 'key_untrusted', message: 'the genesis record does not list the pinned public key', ...at };
+    if (record.type === 'ledger.checkpoint') {
+      const defect = this.checkInBandCheckpoint(record.data, seq);
+      if (defect) return { ...defect, ...at };
+    }
+    const leafHash = hashLeaf(bytes);
+    this.tree.append(leafHash);
+    this.previousHash = toSha256(leafHash);
+    this.lastLine = bytes;
+    this.expectedSeq = seq + 1;
+    return { record, offset: line.offset, length: bytes.length + 1, leafHash };
+  }
+
+  private acceptGenesis(record: LedgerRecord): string | undefined {
+    if (record.type !== 'ledger.genesis') return `record 0 must be ledger.genesis, found ${record.type}`;
+    if (record.stream !== 'ledger') return 'genesis must be in stream ledger';
+    if (record.data.format !== LEDGER_FORMAT) return `unsupported format ${record.data.format}`;
+    this.originName = record.data.origin;
+    this.keys = record.data.keys.map((key) => ({ name: key.name, publicKey: Buffer.from(key.publicKey, 'base64') }));
+    return undefined;
+  }
+
+  /** Whether the genesis lists the pinned key (always true when nothing is pinned). */
+  genesisKeyPinned(): boolean {
+    const pinned = this.pinnedKey;
+    return pinned === undefined || this.keys.some((key) => key.publicKey.equals(pinned));
+  }
+
+  /** The keys a checkpoint must be signed by: the pinned key if any, else the genesis keys. */
+  signingKeys(): TrustedKey[] {
+    const pinned = this.pinnedKey;
+    return pinned === undefined ? this.keys : this.keys.filter((key) => key.publicKey.equals(pinned));
+  }
+
+  /** Verifies a checkpoint note against this ledger's origin, keys and Merkle root at `size`. */
+  verifyNote(note: string, size: number, root: Buffer): Omit<Defect, 'seq' | 'offset'> | undefined {
+    const verified = verifyCheckpoint(note, this.signingKeys().map((key) => ({ name: key.name, publicKey32: key.publicKey })));
+    if (!verified.ok) {
+      const code = verified.code === 'key_untrusted' ? 'key_untrusted' : 'checkpoint_signature_invalid';
+      return { code, message: verified.message };
+    }
+    const checkpoint = verified.checkpoint;
+    if (checkpoint.origin !== this.originName) return { code: 'checkpoint_signature_invalid', message: `checkpoint origin ${checkpoint.origin} is not the ledger origin ${this.originName ?? '(none)'}` };
+    if (checkpoint.size !== size) return { code: 'root_mismatch', message: `checkpoint covers ${checkpoint.size} records, expected ${size}` };
+    if (!checkpoint.root.equals(root)) return { code: 'root_mismatch', message: `checkpoint root ${checkpoint.root.toString('base64')} differs from the Merkle root ${root.toString('base64')} of ${size} records` };
+    return undefined;
+  }
+
+  private checkInBandCheckpoint(data: { size: number; root: string; note: string }, seq: number): Omit<Defect, 'seq' | 'offset'> | undefined {
+    if (data.size !== seq) return { code: 'root_mismatch', message: `in-band checkpoint at seq ${seq} claims size ${data.size}; it must cover exactly the ${seq} records before it` };
+    const root = this.tree.root();
+    if (data.root !== root.toString('base64')) return { code: 'root_mismatch', message: `in-band checkpoint root differs from the Merkle root of the ${seq} records before it` };
+    const defect = this.verifyNote(data.note, seq, root);
+    if (defect) return defect;
+    this.lastCheckpoint = { seq, size: data.size, note: data.note };
+    return undefined;
+  }
+}
+
+export function isDefect(value: CheckedRecord | Defect): value is Defect {
+  return 'code' in value;
+}

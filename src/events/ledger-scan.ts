@@ -1,0 +1,95 @@
+import { readFile, stat } from 'node:fs/promises';
+import { ChainChecker, isDefect } from './chain-checker.js';
+import { parseCheckpoint } from './checkpoint.js';
+import type { Defect } from './defects.js';
+import { readLines, type RawLine } from './line-reader.js';
+
+/** The bytes after the last good record, when they can only be an interrupted append. */
+export interface TornTail {
+  offset: number;
+  bytes: Buffer;
+  reason: string;
+}
+
+export type LedgerScan =
+  | { kind: 'missing' }
+  | { kind: 'corrupt'; defect: Defect }
+  | { kind: 'valid'; checker: ChainChecker; validBytes: number; tornTail?: TornTail };
+
+/**
+ * Reads a whole ledger through the chain checker, as the writer does before it opens a ledger.
+ *
+ * A defect in the last line is a torn tail when an interrupted append explains it: no final
+ * newline, NUL bytes (a zero-filled block after power loss) or bytes that are not JSON at all.
+ * Anything else (a defect before the last line, a canonical record that breaks the chain, a log
+ * shorter than its checkpoint sidecar, a root that differs from it) is corruption, reported with
+ * seq and byte offset, and the ledger is refused.
+ */
+export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<LedgerScan> {
+  const sidecarRead = await readSidecar(`${path}.checkpoint`);
+  if (sidecarRead instanceof Error) return { kind: 'corrupt', defect: { code: 'checkpoint_signature_invalid', message: sidecarRead.message, file: `${path}.checkpoint` } };
+  const sidecar = sidecarRead;
+  let fileSize: number;
+  try {
+    fileSize = (await stat(path)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (sidecar && sidecar.size > 0) return { kind: 'corrupt', defect: { code: 'root_mismatch', message: `the ledger is missing but its checkpoint covers ${sidecar.size} records` } };
+    return { kind: 'missing' };
+  }
+  const checker = new ChainChecker(pinnedKey);
+  let rootAtSidecar = sidecar?.size === 0 ? checker.tree.root() : undefined;
+  let validBytes = 0;
+  for await (const lines of readLines(path, { end: fileSize })) {
+    for (const line of lines) {
+      const result = checker.check(line);
+      if (isDefect(result)) {
+        const torn = tornTail(line, fileSize);
+        if (torn === undefined) return { kind: 'corrupt', defect: result };
+        return finish(torn);
+      }
+      validBytes += result.length;
+      if (checker.size === sidecar?.size) rootAtSidecar = checker.tree.root();
+    }
+  }
+  return finish(undefined);
+
+  function finish(torn: TornTail | undefined): LedgerScan {
+    if (sidecar) {
+      if (rootAtSidecar === undefined) {
+        return { kind: 'corrupt', defect: { code: 'root_mismatch', seq: checker.size, offset: validBytes, message: `the ledger has ${checker.size} valid records but its checkpoint covers ${sidecar.size}: records were lost or removed` } };
+      }
+      const defect = checker.verifyNote(sidecar.note, sidecar.size, rootAtSidecar);
+      if (defect) return { kind: 'corrupt', defect: { ...defect, file: `${path}.checkpoint` } };
+    }
+    return torn ? { kind: 'valid', checker, validBytes, tornTail: torn } : { kind: 'valid', checker, validBytes };
+  }
+}
+
+export function tornTail(line: RawLine, fileSize: number): TornTail | undefined {
+  const end = line.offset + line.bytes.length + (line.terminated ? 1 : 0);
+  if (end !== fileSize || line.oversized) return undefined;
+  if (!line.terminated) return { offset: line.offset, bytes: Buffer.from(line.bytes), reason: 'last line has no terminating newline' };
+  if (line.bytes.includes(0)) return { offset: line.offset, bytes: Buffer.concat([line.bytes, Buffer.from('\n')]), reason: 'last line contains NUL bytes (zero-filled after power loss)' };
+  try {
+    JSON.parse(line.bytes.toString('utf8'));
+    return undefined;
+  } catch {
+    return { offset: line.offset, bytes: Buffer.concat([line.bytes, Buffer.from('\n')]), reason: 'last line is not JSON' };
+  }
+}
+
+async function readSidecar(path: string): Promise<{ size: number; note: string } | Error | undefined> {
+  let note: string;
+  try {
+    note = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return { size: parseCheckpoint(note).size, note };
+  } catch (error) {
+    return new Error(`checkpoint sidecar ${path} is not a valid checkpoint note: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,364 @@
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { SvcError } from '../errors.js';
+import { publicKeyInfo, type SigningKey } from '../actionpass/keys.js';
+import { canonicalJson, toSha256 } from './canonical.js';
+import { checkEvent, LEDGER_FORMAT, type LedgerEvent, type LedgerRecord } from './catalogue.js';
+import { ChainChecker, type CheckedRecord } from './chain-checker.js';
+import { signCheckpoint } from './checkpoint.js';
+import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
+import { MAX_LINE_BYTES } from './line-reader.js';
+import { CompactRange, hashLeaf } from './merkle.js';
+import { scanLedger, type TornTail } from './ledger-scan.js';
+import { acquireWriterLock, type WriterLock } from './writer-lock.js';
+
+/** What an append returns once its record is durable. */
+export interface Receipt {
+  seq: number;
+  /** The record's leaf hash, `sha256:…`. */
+  hash: string;
+  ts: string;
+  type: LedgerRecord['type'];
+}
+
+export interface OpenLedgerOptions {
+  path: string;
+  /** Signs checkpoints; listed in the genesis of a new ledger and required to be listed in an existing one. */
+  key: SigningKey;
+  /** Origin of a new ledger (default `svc.local/<random id>`); an existing ledger keeps its own. */
+  origin?: string;
+  checkpointEveryRecords?: number;
+  checkpointEveryMs?: number;
+  fs?: LedgerFs;
+  now?: () => number;
+  /** Called with each batch once it is durable, in seq order: the hook live projections use. */
+  onDurable?: (records: readonly CheckedRecord[]) => void;
+  /** Where torn tails are kept (default `<ledger dir>/quarantine`). */
+  quarantineDir?: string;
+}
+
+interface Sealed {
+  checked: CheckedRecord;
+  line: Buffer;
+  resolve: (receipt: Receipt) => void;
+  reject: (error: Error) => void;
+}
+
+const DEFAULT_CHECKPOINT_RECORDS = 1000;
+const DEFAULT_CHECKPOINT_MS = 1000;
+
+/**
+ * The only writer of a ledger file (DESIGN.md section 4).
+ *
+ * Appends are sealed synchronously (seq, ts, prevHash, canonical line, leaf hash) in call order,
+ * queued, and group-committed: everything queued goes out in one positional write followed by
+ * one fdatasync, and only then are the appends acknowledged. Sealing the next batch overlaps the
+ * running fdatasync. A failed write or sync poisons the writer for good; recovery is a reopen.
+ */
+export class LedgerWriter {
+  private readonly fs: LedgerFs;
+  private readonly now: () => number;
+  private readonly tree: CompactRange;
+  private queue: Sealed[] = [];
+  private flushing: Promise<void> | undefined;
+  private sidecarWrite: Promise<void> = Promise.resolve();
+  private pendingSidecarNote: string | undefined;
+  private poisonedBy: Error | undefined;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private recordsSinceCheckpoint = 0;
+  /** Bytes known to be on disk (written and synced) and the last line among them, for fencing. */
+  private durableSize: number;
+  private durableTail: Buffer;
+  private nextOffset: number;
+  private nextSeq: number;
+  private headHash: string;
+
+  private constructor(
+    readonly path: string,
+    readonly origin: string,
+    private readonly key: SigningKey,
+    private readonly fd: number,
+    private readonly lock: WriterLock,
+    checker: ChainChecker,
+    size: number,
+    private readonly options: OpenLedgerOptions,
+  ) {
+    this.fs = options.fs ?? nodeLedgerFs;
+    this.now = options.now ?? Date.now;
+    this.tree = checker.tree;
+    this.durableSize = size;
+    this.nextOffset = size;
+    this.durableTail = checker.headLine ?? Buffer.alloc(0);
+    this.nextSeq = checker.size;
+    this.headHash = checker.headHash;
+    const lastCheckpointSeq = checker.lastCheckpoint?.seq;
+    this.recordsSinceCheckpoint = lastCheckpointSeq === undefined ? checker.size : checker.size - lastCheckpointSeq - 1;
+    const everyMs = options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_MS;
+    if (everyMs > 0) {
+      this.timer = setInterval(() => this.checkpointIfNew(), everyMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Opens (creating, or recovering a torn tail) and locks the ledger at `options.path`. */
+  static async open(options: OpenLedgerOptions): Promise<LedgerWriter> {
+    const fs = options.fs ?? nodeLedgerFs;
+    const path = options.path;
+    await ensureDirectory(fs, dirname(path));
+    let writer: LedgerWriter | undefined;
+    const lock = await acquireWriterLock(path, (error) => writer?.poison(new SvcError('ledger_unavailable', `writer lock compromised: ${error.message}`)));
+    try {
+      const scan = await scanLedger(path);
+      if (scan.kind === 'corrupt') throw new SvcError('ledger_corrupt', `${path}: refusing to open: ${scan.defect.code} at seq ${scan.defect.seq ?? '?'}, byte offset ${scan.defect.offset ?? '?'}: ${scan.defect.message}`);
+      const fd = await fs.open(path, scan.kind === 'missing' ? 'w+' : 'r+');
+      try {
+        if (scan.kind === 'missing' || scan.checker.size === 0) {
+          writer = await LedgerWriter.create(path, fd, lock, options);
+        } else {
+          if (!scan.checker.trustedKeys.some((key) => key.publicKey.equals(options.key.publicKey))) {
+            throw new SvcError('key_mismatch', `${path}: the ledger key ${options.key.name} is not listed in this ledger's genesis; use the key that created it`);
+          }
+          writer = new LedgerWriter(path, scan.checker.origin ?? '', options.key, fd, lock, scan.checker, scan.validBytes, options);
+          if (scan.tornTail) await writer.recoverTornTail(scan.tornTail);
+        }
+        return writer;
+      } catch (error) {
+        await fs.close(fd).catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  private static async create(path: string, fd: number, lock: WriterLock, options: OpenLedgerOptions): Promise<LedgerWriter> {
+    const fs = options.fs ?? nodeLedgerFs;
+    await fs.ftruncate(fd, 0);
+    const origin = options.origin ?? `svc.local/${randomBytes(8).toString('hex')}`;
+    const writer = new LedgerWriter(path, origin, options.key, fd, lock, new ChainChecker(), 0, options);
+    // The genesis and the directory entry must be durable before anything can be acknowledged:
+    // without the directory sync a power loss could drop the whole file after acknowledgements.
+    const genesis = writer.append({ type: 'ledger.genesis', stream: 'ledger', data: { origin, format: LEDGER_FORMAT, keys: [publicKeyInfo(options.key)] } });
+    await genesis;
+    await fs.fsyncDirectory(dirname(path));
+    return writer;
+  }
+
+  get size(): number {
+    return this.nextSeq;
+  }
+
+  get poisoned(): Error | undefined {
+    return this.poisonedBy;
+  }
+
+  /** Appends one event; resolves once it is durable. */
+  append(event: LedgerEvent): Promise<Receipt> {
+    const [receipt] = this.appendAll([event]);
+    return receipt as Promise<Receipt>;
+  }
+
+  /** Appends events contiguously, in order; each promise resolves once its record is durable. */
+  appendBatch(events: readonly LedgerEvent[]): Promise<Receipt[]> {
+    return Promise.all(this.appendAll(events));
+  }
+
+  private appendAll(events: readonly LedgerEvent[]): Promise<Receipt>[] {
+    const unavailable = this.unavailable();
+    if (unavailable) return events.map(() => Promise.reject(unavailable));
+    for (const event of events) {
+      if (event.type === 'ledger.genesis' && this.nextSeq > 0) return events.map(() => Promise.reject(new SvcError('event_invalid', 'a ledger has exactly one genesis record')));
+      const checked = checkEvent(event);
+      if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
+    }
+    const checkpointEvery = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
+    const receipts: Promise<Receipt>[] = [];
+    for (const event of events) {
+      if (checkpointEvery > 0 && this.recordsSinceCheckpoint >= checkpointEvery) this.sealCheckpoint();
+      const sealed = this.seal(event);
+      if (sealed instanceof Error) {
+        receipts.push(Promise.reject(sealed));
+        continue;
+      }
+      receipts.push(sealed);
+    }
+    this.scheduleFlush();
+    return receipts;
+  }
+
+  private seal(event: LedgerEvent): Promise<Receipt> | Error {
+    const record = { v: 0, seq: this.nextSeq, ts: new Date(this.now()).toISOString(), stream: event.stream, prevHash: this.headHash, type: event.type, data: event.data } as LedgerRecord;
+    const line = Buffer.from(`${canonicalJson(record)}\n`, 'utf8');
+    if (line.length - 1 > MAX_LINE_BYTES) return new SvcError('event_too_large', `a ${event.type} record of ${line.length - 1} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`);
+    const leafHash = hashLeaf(line.subarray(0, line.length - 1));
+    this.tree.append(leafHash);
+    this.headHash = toSha256(leafHash);
+    const checked: CheckedRecord = { record, offset: this.nextOffset, length: line.length, leafHash };
+    this.nextOffset += line.length;
+    this.nextSeq += 1;
+    this.recordsSinceCheckpoint = record.type === 'ledger.checkpoint' ? 0 : this.recordsSinceCheckpoint + 1;
+    return new Promise<Receipt>((resolve, reject) => {
+      this.queue.push({ checked, line, resolve, reject });
+    });
+  }
+
+  /** An in-band checkpoint covers exactly the records before it, signed over their Merkle root. */
+  private sealCheckpoint(): void {
+    const size = this.nextSeq;
+    const root = this.tree.root();
+    const note = signCheckpoint(this.key, this.origin, size, root);
+    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } });
+  }
+
+  private checkpointIfNew(): void {
+    if (this.recordsSinceCheckpoint === 0 || this.unavailable()) return;
+    this.sealCheckpoint();
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing === undefined && this.queue.length > 0) this.flushing = this.flushLoop();
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.queue.length > 0 && !this.poisonedBy) {
+        const batch = this.queue;
+        this.queue = [];
+        await this.commit(batch);
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async commit(batch: Sealed[]): Promise<void> {
+    const bytes = batch.length === 1 ? (batch[0] as Sealed).line : Buffer.concat(batch.map((item) => item.line));
+    try {
+      await this.checkFence();
+      await this.fs.write(this.fd, bytes, this.durableSize);
+      await this.fs.fdatasync(this.fd);
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      const reason = cause instanceof SvcError ? cause : new SvcError('ledger_unavailable', `ledger write failed, the writer is poisoned until restart: ${cause.message}`);
+      for (const item of batch) item.reject(reason);
+      this.poison(reason);
+      return;
+    }
+    this.durableSize += bytes.length;
+    this.durableTail = (batch[batch.length - 1] as Sealed).line.subarray(0, -1);
+    let lastNote: string | undefined;
+    for (const item of batch) {
+      const record = item.checked.record;
+      if (record.type === 'ledger.checkpoint') lastNote = record.data.note;
+      item.resolve({ seq: record.seq, hash: toSha256(item.checked.leafHash), ts: record.ts, type: record.type });
+    }
+    this.options.onDurable?.(batch.map((item) => item.checked));
+    if (lastNote !== undefined) this.writeSidecar(lastNote);
+  }
+
+  /** Stops writing if anything else changed the file since our last batch. */
+  private async checkFence(): Promise<void> {
+    const size = await this.fs.size(this.fd);
+    let tailMatches = size === this.durableSize;
+    if (tailMatches && this.durableTail.length > 0) {
+      const tail = Buffer.allocUnsafe(this.durableTail.length + 1);
+      const read = await this.fs.read(this.fd, tail, this.durableSize - tail.length);
+      tailMatches = read === tail.length && tail[tail.length - 1] === 10 && tail.subarray(0, -1).equals(this.durableTail);
+    }
+    if (!tailMatches) throw new SvcError('ledger_fenced', `${this.path} changed under this writer (size ${size}, expected ${this.durableSize}); another process wrote to it, so this writer stops`);
+  }
+
+  /** The sidecar `<ledger>.checkpoint` always holds the newest durable in-band checkpoint note. */
+  private writeSidecar(note: string): void {
+    this.pendingSidecarNote = note;
+    this.sidecarWrite = this.sidecarWrite.then(async () => {
+      const latest = this.pendingSidecarNote;
+      if (latest === undefined || this.poisonedBy) return;
+      this.pendingSidecarNote = undefined;
+      try {
+        await writeFileDurably(this.fs, `${this.path}.checkpoint`, Buffer.from(latest, 'utf8'));
+      } catch (error) {
+        this.poison(new SvcError('ledger_unavailable', `checkpoint sidecar write failed: ${(error as Error).message}`));
+      }
+    });
+  }
+
+  private async recoverTornTail(torn: TornTail): Promise<void> {
+    const quarantineDir = this.options.quarantineDir ?? join(dirname(this.path), 'quarantine');
+    await ensureDirectory(this.fs, quarantineDir);
+    const name = `${basename(this.path)}.${torn.offset}.${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}.torn`;
+    const quarantineFile = join(quarantineDir, name);
+    await writeFileDurably(this.fs, quarantineFile, torn.bytes);
+    await this.fs.ftruncate(this.fd, torn.offset);
+    await this.fs.fsync(this.fd);
+    await this.append({
+      type: 'ledger.recovered',
+      stream: 'ledger',
+      data: { truncatedBytes: torn.bytes.length, quarantineFile: join(basename(quarantineDir), name), reason: torn.reason },
+    });
+  }
+
+  private unavailable(): Error | undefined {
+    if (this.poisonedBy) return this.poisonedBy;
+    if (this.closed) return new SvcError('ledger_closed', `${this.path} is closed`);
+    return undefined;
+  }
+
+  /** Rejects everything pending and after; only a reopen (which recovers from disk) writes again. */
+  private poison(error: Error): void {
+    if (this.poisonedBy) return;
+    this.poisonedBy = error;
+    for (const item of this.queue.splice(0)) item.reject(error);
+    if (this.timer) clearInterval(this.timer);
+    void this.fs.close(this.fd).catch(() => undefined);
+    void this.lock.release();
+  }
+
+  /** Waits until everything appended so far is durable (or rejected). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    await this.sidecarWrite;
+  }
+
+  /** Clean shutdown: a final checkpoint if there are new records, then unlock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.timer) clearInterval(this.timer);
+    if (!this.poisonedBy && this.recordsSinceCheckpoint > 0) {
+      this.sealCheckpoint();
+      this.scheduleFlush();
+    }
+    await this.drain();
+    this.closed = true;
+    if (this.poisonedBy) return;
+    await this.fs.close(this.fd);
+    await this.lock.release();
+  }
+}
+
+/** Creates missing directories and syncs each new entry into its parent. */
+async function ensureDirectory(fs: LedgerFs, path: string): Promise<void> {
+  const created = await fs.mkdir(path);
+  if (created === undefined) return;
+  for (let dir = path; ; dir = dirname(dir)) {
+    await fs.fsyncDirectory(dirname(dir));
+    if (dir === created || dirname(dir) === dir) break;
+  }
+}
+
+/** Temp file, fsync, rename, fsync of the directory: the file is either old or new after a crash. */
+async function writeFileDurably(fs: LedgerFs, path: string, bytes: Buffer): Promise<void> {
+  const temp = `${path}.tmp-${process.pid}`;
+  const fd = await fs.open(temp, 'w', 0o600);
+  try {
+    await fs.write(fd, bytes, 0);
+    await fs.fsync(fd);
+  } finally {
+    await fs.close(fd);
+  }
+  await fs.rename(temp, path);
+  await fs.fsyncDirectory(dirname(path));
+}

@@ -1,0 +1,66 @@
+import { open } from 'node:fs/promises';
+
+/** One line of a ledger file as raw bytes, located by its byte offset. */
+export interface RawLine {
+  offset: number;
+  /** The line without its `\n`. Valid only until the reader yields the next chunk. */
+  bytes: Buffer;
+  /** False for a final fragment with no `\n`, or a line cut at `maxLineBytes`. */
+  terminated: boolean;
+  /** True when the line was longer than `maxLineBytes` and reading stopped there. */
+  oversized: boolean;
+}
+
+export interface ReadLinesOptions {
+  /** Stop before this byte offset (a snapshot of a file that is still growing). */
+  end?: number;
+  maxLineBytes?: number;
+  chunkBytes?: number;
+  /** Called with the bytes consumed so far, once per chunk (for progress and for digests). */
+  onChunk?: (chunk: Buffer) => void;
+}
+
+export const MAX_LINE_BYTES = 1 << 20;
+
+/**
+ * Streams a file as raw lines in chunks. Memory stays bounded by the chunk size plus one line,
+ * whatever the file size: a hostile line longer than `maxLineBytes` ends the stream with an
+ * `oversized` line instead of being buffered.
+ */
+export async function* readLines(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine[]> {
+  const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const chunkBytes = options.chunkBytes ?? 1 << 20;
+  const handle = await open(path, 'r');
+  try {
+    const end = options.end ?? (await handle.stat()).size;
+    let carry: Buffer = Buffer.alloc(0);
+    let position = 0;
+    while (position < end) {
+      const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, end - position));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      options.onChunk?.(chunk);
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const dataOffset = position - carry.length;
+      position += bytesRead;
+      const lines: RawLine[] = [];
+      let start = 0;
+      for (let newline = data.indexOf(10, start); newline !== -1; newline = data.indexOf(10, start)) {
+        if (newline - start > maxLineBytes) break;
+        lines.push({ offset: dataOffset + start, bytes: data.subarray(start, newline), terminated: true, oversized: false });
+        start = newline + 1;
+      }
+      carry = data.subarray(start);
+      if (carry.length > maxLineBytes) {
+        lines.push({ offset: dataOffset + start, bytes: carry.subarray(0, maxLineBytes + 1), terminated: false, oversized: true });
+        yield lines;
+        return;
+      }
+      if (lines.length > 0) yield lines;
+    }
+    if (carry.length > 0) yield [{ offset: position - carry.length, bytes: carry, terminated: false, oversized: false }];
+  } finally {
+    await handle.close();
+  }
+}

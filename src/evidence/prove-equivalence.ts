@@ -1,0 +1,247 @@
+import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { SvcError } from '../errors.js';
+import { isCanonicalText } from '../events/canonical.js';
+import { checkRecord, type LedgerRecord } from '../events/catalogue.js';
+import { ChainChecker } from '../events/chain-checker.js';
+import { parseCheckpoint } from '../events/checkpoint.js';
+import type { Defect } from '../events/defects.js';
+import { hashLeaf, MerkleTree, verifyInclusion } from '../events/merkle.js';
+import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
+import { evolve, initialState } from '../projections/state.js';
+import { BUNDLE_CHECKPOINT, BUNDLE_LEDGER } from './bundle.js';
+import { runLedgerPass } from './ledger-pass.js';
+
+export const PROOF_FORMAT = 'svc.equivalence-proof.v0';
+
+/** A record of the ledger with its RFC 9162 inclusion proof against the checkpoint's root. */
+export interface IncludedRecord {
+  seq: number;
+  /** The record's line, without `\n`. */
+  line: string;
+  /** Base64 sibling hashes, leaf to root. */
+  proof: string[];
+}
+
+export interface EquivalenceItem {
+  actionId: string;
+  verdict: EquivalenceVerdict;
+  /** The records the verdict is judged from, in seq order: the approval, the ActionPass, the execution. */
+  records: IncludedRecord[];
+}
+
+export interface EquivalenceProof {
+  format: typeof PROOF_FORMAT;
+  origin: string;
+  size: number;
+  root: string;
+  checkpoint: string;
+  /** Record 0: binds the keys that signed the checkpoint to this ledger. */
+  genesis: IncludedRecord;
+  items: EquivalenceItem[];
+}
+
+export interface ProveOptions {
+  ledgerPath?: string;
+  exportDir?: string;
+  actionId?: string;
+  pinnedKey?: Buffer;
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+}
+
+export interface ProveResult {
+  holds: boolean;
+  proof?: EquivalenceProof;
+  verdicts: EquivalenceVerdict[];
+  defect?: Defect;
+  /** Executions after the newest signed checkpoint: they cannot be proven yet. */
+  uncovered: string[];
+}
+
+/**
+ * `svc prove-equivalence`: replays the ledger (the same pass and reducers as verify-export),
+ * judges every execution, and packs each judged execution with the records it was judged from
+ * and their inclusion proofs under a signed checkpoint, so the proof checks without the ledger.
+ */
+export async function proveEquivalence(options: ProveOptions): Promise<ProveResult> {
+  const ledgerPath = options.exportDir ? join(options.exportDir, BUNDLE_LEDGER) : options.ledgerPath;
+  if (!ledgerPath) throw new SvcError('usage', 'name a ledger (--ledger) or an export bundle (--export)');
+  // One flat buffer of 32-byte leaves: a million small Buffers would cost far more than 32 MB.
+  let leaves = Buffer.alloc(32 * 4096);
+  let leafCount = 0;
+  const offsets: number[] = [];
+  const lengths: number[] = [];
+  const wanted: { verdict: EquivalenceVerdict; seqs: number[] }[] = [];
+  let lastCheckpoint: { size: number; note: string } | undefined;
+  const pass = await runLedgerPass(ledgerPath, {
+    ...(options.pinnedKey && { pinnedKey: options.pinnedKey }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
+    onRecords: (records) => {
+      for (const { record, leafHash, offset, length } of records) {
+        if ((leafCount + 1) * 32 > leaves.length) leaves = Buffer.concat([leaves, Buffer.alloc(leaves.length)]);
+        leafHash.copy(leaves, leafCount * 32);
+        leafCount += 1;
+        offsets.push(offset);
+        lengths.push(length - 1);
+        if (record.type === 'ledger.checkpoint') lastCheckpoint = { size: record.data.size, note: record.data.note };
+      }
+    },
+    onVerdict: (verdict) => {
+      if (options.actionId !== undefined && verdict.actionId !== options.actionId) return;
+      wanted.push({ verdict, seqs: [] });
+    },
+  });
+  if (pass.defect) return { holds: false, verdicts: wanted.map((item) => item.verdict), defect: pass.defect, uncovered: [] };
+  if (options.actionId !== undefined && wanted.length === 0) throw new SvcError('action_not_found', `no execution of action ${options.actionId} in ${ledgerPath}`);
+
+  const checkpoint = options.exportDir ? await bundleCheckpoint(options.exportDir) : await newestCheckpoint(ledgerPath, lastCheckpoint);
+  const tree = MerkleTree.fromLeaves(leaves.subarray(0, leafCount * 32));
+  const checkpointDefect = checkpoint ? pass.checker.verifyNote(checkpoint.note, checkpoint.size, tree.rootAt(checkpoint.size)) : undefined;
+  if (checkpointDefect) return { holds: false, verdicts: wanted.map((item) => item.verdict), defect: checkpointDefect, uncovered: [] };
+  const covered = checkpoint?.size ?? 0;
+  const uncovered = wanted.filter((item) => item.verdict.seq >= covered).map((item) => item.verdict.actionId);
+  const verdicts = wanted.map((item) => item.verdict);
+  const holds = verdicts.every((verdict) => verdict.status !== 'violated') && uncovered.length === 0;
+  if (!checkpoint || uncovered.length > 0) return { holds, verdicts, uncovered };
+
+  const handle = await open(ledgerPath, 'r');
+  try {
+    const include = async (seq: number): Promise<IncludedRecord> => {
+      const bytes = Buffer.alloc(lengths[seq] as number);
+      await handle.read(bytes, 0, bytes.length, offsets[seq] as number);
+      return { seq, line: bytes.toString('utf8'), proof: tree.inclusionProof(seq, checkpoint.size).map((hash) => hash.toString('base64')) };
+    };
+    const items: EquivalenceItem[] = [];
+    for (const { verdict } of wanted) {
+      const seqs = evidenceSeqs(verdict, pass.replay.state.approvals);
+      items.push({ actionId: verdict.actionId, verdict, records: await Promise.all(seqs.map(include)) });
+    }
+    const proof: EquivalenceProof = {
+      format: PROOF_FORMAT,
+      origin: pass.checker.origin ?? '',
+      size: checkpoint.size,
+      root: tree.rootAt(checkpoint.size).toString('base64'),
+      checkpoint: checkpoint.note,
+      genesis: await include(0),
+      items,
+    };
+    return { holds, proof, verdicts, uncovered };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The records a verdict depends on: approval request and grant, the ActionPass, the execution. */
+function evidenceSeqs(verdict: EquivalenceVerdict, approvals: ReturnType<typeof initialState>['approvals']): number[] {
+  const seqs = new Set<number>([verdict.seq]);
+  if (verdict.passSeq !== undefined) seqs.add(verdict.passSeq);
+  const approval = verdict.approvalId === undefined ? undefined : approvals.get(verdict.approvalId);
+  if (approval) {
+    seqs.add(approval.requestedSeq);
+    if (approval.resolvedSeq !== undefined) seqs.add(approval.resolvedSeq);
+  }
+  return [...seqs].sort((a, b) => a - b);
+}
+
+async function bundleCheckpoint(dir: string): Promise<{ size: number; note: string }> {
+  const note = await readFile(join(dir, BUNDLE_CHECKPOINT), 'utf8');
+  return { size: parseCheckpoint(note).size, note };
+}
+
+/** The newest signed checkpoint of a live ledger: its sidecar, or its last in-band checkpoint. */
+async function newestCheckpoint(ledgerPath: string, inBand: { size: number; note: string } | undefined): Promise<{ size: number; note: string } | undefined> {
+  try {
+    const note = await readFile(`${ledgerPath}.checkpoint`, 'utf8');
+    const size = parseCheckpoint(note).size;
+    if (!inBand || size >= inBand.size) return { size, note };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return inBand;
+}
+
+const includedSchema = z.strictObject({ seq: z.number().int().nonnegative(), line: z.string().max(1 << 20), proof: z.array(z.string().max(64)).max(64) });
+const proofSchema = z.strictObject({
+  format: z.literal(PROOF_FORMAT),
+  origin: z.string(),
+  size: z.number().int().positive(),
+  root: z.string(),
+  checkpoint: z.string().max(65_536),
+  genesis: includedSchema,
+  items: z.array(z.strictObject({ actionId: z.string(), verdict: z.looseObject({ status: z.string() }), records: z.array(includedSchema).min(1).max(16) })).max(1_000_000),
+});
+
+export interface ProofCheck {
+  valid: boolean;
+  holds: boolean;
+  defect?: Defect;
+  verdicts: EquivalenceVerdict[];
+  keyPinned: boolean;
+}
+
+/**
+ * `svc prove-equivalence --verify`: checks a proof without the ledger. Every record must be
+ * included under the signed checkpoint; the genesis supplies the trusted key unless one is
+ * pinned; and each verdict is judged again, by the runtime's own reducer, from its records alone.
+ */
+export function verifyEquivalenceProof(text: string, pinnedKey?: Buffer): ProofCheck {
+  const keyPinned = pinnedKey !== undefined;
+  const invalid = (defect: Defect): ProofCheck => ({ valid: false, holds: false, defect, verdicts: [], keyPinned });
+  let parsed: z.infer<typeof proofSchema>;
+  try {
+    const result = proofSchema.safeParse(JSON.parse(text));
+    if (!result.success) return invalid({ code: 'record_invalid', message: `not an equivalence proof: ${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message}` });
+    parsed = result.data;
+  } catch {
+    return invalid({ code: 'record_invalid', message: 'the proof is not JSON' });
+  }
+  const root = Buffer.from(parsed.root, 'base64');
+  const parseIncluded = (included: z.infer<typeof includedSchema>): LedgerRecord | Defect => {
+    const bytes = Buffer.from(included.line, 'utf8');
+    const at = { seq: included.seq };
+    if (!verifyInclusion(included.seq, parsed.size, hashLeaf(bytes), included.proof.map((hash) => Buffer.from(hash, 'base64')), root)) {
+      return { code: 'root_mismatch', message: `record ${included.seq} is not included under the checkpoint root`, ...at };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(included.line);
+    } catch {
+      return { code: 'not_canonical', message: 'record line is not JSON', ...at };
+    }
+    if (!isCanonicalText(included.line, value)) return { code: 'not_canonical', message: 'record line is not canonical', ...at };
+    const checked = checkRecord(value);
+    if (!checked.ok) return { code: 'record_invalid', message: checked.message, ...at };
+    if (checked.record.seq !== included.seq) return { code: 'seq_gap', message: `line says seq ${checked.record.seq}`, ...at };
+    return checked.record;
+  };
+
+  const genesis = parseIncluded(parsed.genesis);
+  if ('code' in genesis) return invalid(genesis);
+  const checker = new ChainChecker(pinnedKey);
+  const genesisResult = checker.check({ offset: 0, bytes: Buffer.from(parsed.genesis.line, 'utf8'), terminated: true, oversized: false });
+  if ('code' in genesisResult) return invalid(genesisResult);
+  const checkpointDefect = checker.verifyNote(parsed.checkpoint, parsed.size, root);
+  if (checkpointDefect) return invalid(checkpointDefect);
+
+  const verdicts: EquivalenceVerdict[] = [];
+  for (const item of parsed.items) {
+    const state = initialState();
+    let judged: EquivalenceVerdict | undefined;
+    let previousSeq = -1;
+    for (const included of item.records) {
+      const record = parseIncluded(included);
+      if ('code' in record) return invalid(record);
+      if (record.seq <= previousSeq) return invalid({ code: 'seq_gap', message: 'proof records are not in seq order', seq: record.seq });
+      previousSeq = record.seq;
+      if (record.type === 'execution.completed' || record.type === 'execution.blocked') judged = judgeExecution(state, record);
+      evolve(state, record);
+    }
+    if (!judged || judged.actionId !== item.actionId) return invalid({ code: 'equivalence_mismatch', message: `item for ${item.actionId} has no execution record of that action` });
+    if (judged.status !== item.verdict.status) {
+      return invalid({ code: 'equivalence_mismatch', message: `the proof claims ${item.verdict.status} for ${item.actionId}, its records say ${judged.status}`, seq: judged.seq });
+    }
+    verdicts.push(judged);
+  }
+  return { valid: true, holds: verdicts.every((verdict) => verdict.status !== 'violated'), verdicts, keyPinned };
+}

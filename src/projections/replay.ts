@@ -1,0 +1,55 @@
+import { canonicalJson } from '../events/canonical.js';
+import type { CheckedRecord } from '../events/chain-checker.js';
+import { approvalsView } from './approvals.js';
+import { decisionsView } from './decisions.js';
+import { equivalenceView, executionsView } from './executions.js';
+import { otlpLogsView } from './otlp.js';
+import { siemView } from './siem.js';
+import { evolve, initialState, type LedgerState } from './state.js';
+import type { View } from './view.js';
+
+/** Bumped whenever any projection's bytes change for the same ledger; recorded in attestations. */
+export const REDUCER_VERSION = 'svc.reducers.v0';
+
+/** Receives the bytes of one projection file, line by line. */
+export type ProjectionSink = (line: string) => void;
+
+export function allViews(): View[] {
+  return [decisionsView(), approvalsView(), executionsView(), equivalenceView(), siemView(), otlpLogsView()];
+}
+
+export const PROJECTION_FILES = allViews().map((view) => view.file);
+
+/**
+ * The one replay every consumer uses: feed records in seq order, in batches of any size, then
+ * `finish`. The views see the state before each record; then `evolve` folds it in.
+ */
+export class Replay {
+  readonly state: LedgerState = initialState();
+  private readonly views: View[];
+  private finished = false;
+
+  constructor(private readonly sinks: Partial<Record<string, ProjectionSink>> = {}) {
+    this.views = allViews().filter((view) => sinks[view.file] !== undefined);
+  }
+
+  apply(records: Iterable<CheckedRecord>): void {
+    for (const { record, leafHash } of records) {
+      for (const view of this.views) {
+        const rows = view.rows(this.state, record, leafHash);
+        for (const row of rows) this.emit(view, row);
+      }
+      evolve(this.state, record);
+    }
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const view of this.views) for (const row of view.finish?.(this.state) ?? []) this.emit(view, row);
+  }
+
+  private emit(view: View, row: object): void {
+    (this.sinks[view.file] as ProjectionSink)(`${canonicalJson(row)}\n`);
+  }
+}

@@ -1,0 +1,174 @@
+import { appendFile, readFile, readdir, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateSigningKey } from '../../src/actionpass/keys.js';
+import { scanLedger } from '../../src/events/ledger-scan.js';
+import { nodeLedgerFs, type LedgerFs } from '../../src/events/ledger-fs.js';
+import { appendSampleFlows, chatEvent, openLedger, tempDir } from '../support/ledger.js';
+
+async function records(path: string) {
+  return (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { seq: number; type: string; data: Record<string, unknown> });
+}
+
+describe('ledger writer', () => {
+  it('given no file, when opened, then writes a durable genesis and appends chained records', async () => {
+    const path = join(await tempDir(), '.svc', 'ledger.jsonl');
+    const writer = await openLedger(path);
+    const receipt = await writer.append(chatEvent('act_1'));
+    expect(receipt.seq).toBe(1);
+    expect(receipt.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    await writer.close();
+    const lines = await records(path);
+    expect(lines.map((line) => line.type)).toEqual(['ledger.genesis', 'action.received', 'ledger.checkpoint']);
+    const scan = await scanLedger(path);
+    expect(scan.kind).toBe('valid');
+    expect(await readFile(`${path}.checkpoint`, 'utf8')).toBe((lines[2]?.data as { note: string }).note);
+  });
+
+  it('given a closed ledger, when reopened, then it continues the chain and a clean reopen appends nothing', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const first = await openLedger(path);
+    await appendSampleFlows(first, 2);
+    await first.close();
+    const before = await readFile(path);
+    const second = await openLedger(path);
+    await second.close();
+    expect(await readFile(path)).toEqual(before);
+    const third = await openLedger(path);
+    const receipt = await third.append(chatEvent('act_more'));
+    await third.close();
+    expect(receipt.seq).toBe((await records(path)).length - 2);
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
+
+  it('writes in-band checkpoints every N records, each covering the records before it', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path, { checkpointEveryRecords: 5 });
+    await appendSampleFlows(writer, 3);
+    await writer.close();
+    const lines = await records(path);
+    const checkpoints = lines.filter((line) => line.type === 'ledger.checkpoint');
+    expect(checkpoints.length).toBeGreaterThan(5);
+    for (const checkpoint of checkpoints) expect(checkpoint.data.size).toBe(checkpoint.seq);
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
+
+  it('refuses a second writer while the first holds the lock', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await expect(openLedger(path)).rejects.toMatchObject({ code: 'ledger_locked' });
+    await writer.close();
+    const again = await openLedger(path);
+    await again.close();
+  });
+
+  it('refuses a key that the genesis does not list', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    await (await openLedger(path)).close();
+    await expect(openLedger(path, { key: generateSigningKey('svc.test/other') })).rejects.toMatchObject({ code: 'key_mismatch' });
+  });
+
+  it('rejects an invalid event without writing anything', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    const size = (await stat(path)).size;
+    const bad = { type: 'policy.decided', stream: 'action:act_1', data: { actionId: 'act_1', decision: 'maybe', reasons: [], ruleId: 'r', policyHash: 'sha256:00' } };
+    await expect(writer.append(bad as never)).rejects.toMatchObject({ code: 'event_invalid' });
+    expect((await stat(path)).size).toBe(size);
+    await writer.close();
+  });
+
+  it('given a torn tail, when opened, then quarantines it, truncates and records ledger.recovered', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await appendSampleFlows(writer, 1);
+    await writer.close();
+    const validSize = (await stat(path)).size;
+    await appendFile(path, '{"data":{"actionId":"act_x"');
+    const recovered = await openLedger(path);
+    await recovered.close();
+    const lines = await records(path);
+    const recovery = lines.find((line) => line.type === 'ledger.recovered');
+    expect(recovery?.data).toMatchObject({ truncatedBytes: 27, reason: 'last line has no terminating newline' });
+    const quarantined = await readdir(join(dir, 'quarantine'));
+    expect(quarantined).toHaveLength(1);
+    expect(await readFile(join(dir, 'quarantine', quarantined[0] as string), 'utf8')).toBe('{"data":{"actionId":"act_x"');
+    expect(recovery?.seq).toBeGreaterThan(0);
+    expect((await stat(path)).size).toBeGreaterThan(validSize);
+  });
+
+  it('given a zero-filled tail, when opened, then recovers it as torn', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await appendSampleFlows(writer, 1);
+    await writer.close();
+    await appendFile(path, Buffer.alloc(4096));
+    const recovered = await openLedger(path);
+    await recovered.close();
+    expect((await records(path)).some((line) => line.type === 'ledger.recovered')).toBe(true);
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
+
+  it('refuses a defect before the last line and says where', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await appendSampleFlows(writer, 1);
+    await writer.close();
+    const text = await readFile(path, 'utf8');
+    const lines = text.split('\n');
+    const tampered = (lines[1] as string).replace('agent:deployer', 'agent:intruder');
+    expect(tampered).not.toBe(lines[1]);
+    lines[1] = tampered;
+    await writeFile(path, lines.join('\n'));
+    const offset = Buffer.byteLength(lines.slice(0, 2).join('\n')) + 1;
+    await expect(openLedger(path)).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining(`chain_broken at seq 2, byte offset ${offset}`) });
+  });
+
+  it('refuses a ledger shorter than its checkpoint sidecar', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await appendSampleFlows(writer, 1);
+    await writer.close();
+    const text = await readFile(path, 'utf8');
+    const lines = text.split('\n');
+    await truncate(path, Buffer.byteLength(lines.slice(0, 5).join('\n')) + 1);
+    await expect(openLedger(path)).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining('root_mismatch') });
+  });
+
+  for (const errno of ['EIO', 'ENOSPC'] as const) {
+    it(`given ${errno} from fdatasync, then the writer is poisoned and a reopen recovers`, async () => {
+      const path = join(await tempDir(), 'ledger.jsonl');
+      let failNext = false;
+      const faulty: LedgerFs = {
+        ...nodeLedgerFs,
+        async fdatasync(fd) {
+          if (failNext) throw Object.assign(new Error(`${errno}: injected`), { code: errno });
+          return nodeLedgerFs.fdatasync(fd);
+        },
+      };
+      const writer = await openLedger(path, { fs: faulty });
+      const acknowledged = await writer.append(chatEvent('act_ok'));
+      failNext = true;
+      await expect(writer.append(chatEvent('act_lost'))).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      failNext = false;
+      await expect(writer.append(chatEvent('act_after'))).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      await writer.close();
+      const reopened = await openLedger(path);
+      await reopened.append(chatEvent('act_again'));
+      await reopened.close();
+      const lines = await records(path);
+      expect(lines[acknowledged.seq]?.data.actionId).toBe('act_ok');
+      expect((await scanLedger(path)).kind).toBe('valid');
+    });
+  }
+
+  it('stops writing when another process changed the file (fencing)', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await writer.append(chatEvent('act_1'));
+    await appendFile(path, 'intruder\n');
+    await expect(writer.append(chatEvent('act_2'))).rejects.toMatchObject({ code: 'ledger_fenced' });
+    await writer.close();
+  });
+});
