@@ -43,10 +43,11 @@ export function hashCanonical(value: unknown): Sha256 {
  * integer-like keys (which V8 reorders) take the slow path through `canonicalize` itself.
  */
 export function isCanonicalText(text: string, parsed: unknown): boolean {
-  if (!text.includes('\\ud') && JSON.stringify(parsed) === text && keysAreSorted(parsed)) return true;
   try {
+    if (!text.includes('\\ud') && JSON.stringify(parsed) === text && keysAreSorted(parsed)) return true;
     return canonicalJson(parsed) === text;
   } catch {
+    // Hostile nesting can exhaust the stack; such a text is not a record we would have written.
     return false;
   }
 }

@@ -40,6 +40,8 @@ export interface OpenLedgerOptions {
 interface Sealed {
   checked: CheckedRecord;
   line: Buffer;
+  /** For an in-band checkpoint: a note over every record through this one, for the sidecar. */
+  sidecarNote?: string;
   resolve: (receipt: Receipt) => void;
   reject: (error: Error) => void;
 }
@@ -188,7 +190,7 @@ export class LedgerWriter {
     return receipts;
   }
 
-  private seal(event: LedgerEvent): Promise<Receipt> | Error {
+  private seal(event: LedgerEvent, sidecar = false): Promise<Receipt> | Error {
     const record = { v: 0, seq: this.nextSeq, ts: new Date(this.now()).toISOString(), stream: event.stream, prevHash: this.headHash, type: event.type, data: event.data } as LedgerRecord;
     const line = Buffer.from(`${canonicalJson(record)}\n`, 'utf8');
     if (line.length - 1 > MAX_LINE_BYTES) return new SvcError('event_too_large', `a ${event.type} record of ${line.length - 1} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`);
@@ -199,17 +201,22 @@ export class LedgerWriter {
     this.nextOffset += line.length;
     this.nextSeq += 1;
     this.recordsSinceCheckpoint = record.type === 'ledger.checkpoint' ? 0 : this.recordsSinceCheckpoint + 1;
+    const sidecarNote = sidecar ? signCheckpoint(this.key, this.origin, this.nextSeq, this.tree.root()) : undefined;
     return new Promise<Receipt>((resolve, reject) => {
-      this.queue.push({ checked, line, resolve, reject });
+      this.queue.push({ checked, line, resolve, reject, ...(sidecarNote !== undefined && { sidecarNote }) });
     });
   }
 
-  /** An in-band checkpoint covers exactly the records before it, signed over their Merkle root. */
+  /**
+   * An in-band checkpoint covers exactly the records before it, signed over their Merkle root.
+   * A record cannot sign itself, so the sidecar gets a second note over everything through the
+   * checkpoint record: removing the final checkpoint line is then detectable too.
+   */
   private sealCheckpoint(): void {
     const size = this.nextSeq;
     const root = this.tree.root();
     const note = signCheckpoint(this.key, this.origin, size, root);
-    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } });
+    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } }, true);
   }
 
   private checkpointIfNew(): void {
@@ -252,7 +259,7 @@ export class LedgerWriter {
     let lastNote: string | undefined;
     for (const item of batch) {
       const record = item.checked.record;
-      if (record.type === 'ledger.checkpoint') lastNote = record.data.note;
+      if (item.sidecarNote !== undefined) lastNote = item.sidecarNote;
       item.resolve({ seq: record.seq, hash: toSha256(item.checked.leafHash), ts: record.ts, type: record.type });
     }
     this.options.onDurable?.(batch.map((item) => item.checked));
@@ -271,7 +278,7 @@ export class LedgerWriter {
     if (!tailMatches) throw new SvcError('ledger_fenced', `${this.path} changed under this writer (size ${size}, expected ${this.durableSize}); another process wrote to it, so this writer stops`);
   }
 
-  /** The sidecar `<ledger>.checkpoint` always holds the newest durable in-band checkpoint note. */
+  /** The sidecar `<ledger>.checkpoint` holds a note over every record through the newest durable in-band checkpoint. */
   private writeSidecar(note: string): void {
     this.pendingSidecarNote = note;
     this.sidecarWrite = this.sidecarWrite.then(async () => {

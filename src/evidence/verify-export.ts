@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
+import { canonicalJson } from '../events/canonical.js';
 import { noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
@@ -84,7 +85,6 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
     report.warnings.push(`checkpoint sidecar ${sidecarPath} verified`);
   }
   if (report.checkpoints === 0 && sidecar === undefined) report.warnings.push('no signed checkpoint covers this ledger: it is protected by its hash chain only');
-  if (!report.keyPinned) report.warnings.push('no --pubkey given: the key named in the genesis record was trusted as it stands');
   return { ...report, valid: true };
 }
 
@@ -112,6 +112,8 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
     const code = signedByOtherKey ? 'key_untrusted' : 'attestation_signature_invalid';
     return fail(report, { code, message: signedByOtherKey ? `the attestation is not signed by the pinned key: ${opened.message}` : opened.message, file: BUNDLE_ATTESTATION });
   }
+  const formDefect = checkEnvelopeForm(attestationText, genesis?.data.keys ?? [], verifyKey);
+  if (formDefect) return fail(report, formDefect);
   const statement = opened.statement;
   const subjectDefect = checkSubjects(statement, files);
   if (subjectDefect) return fail(report, subjectDefect);
@@ -152,7 +154,6 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
     const replayed = (projectionHashes.get(file) as Hash).digest('hex');
     if (replayed !== onDisk) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDisk} on disk, ${replayed} replayed)`, file: name });
   }
-  if (!report.keyPinned) report.warnings.push('no --pubkey given: the key named in the genesis record was trusted as it stands');
   report.uncheckpointed = 0;
   return { ...report, valid: true };
 }
@@ -212,6 +213,20 @@ function checkSubjects(statement: InTotoStatement, files: BundleFiles): Defect |
   for (const name of attested) if (!present.has(name)) return { code: 'subject_digest_mismatch', message: `${name} is attested but missing from the bundle`, file: name };
   for (const file of PROJECTION_FILES) if (!attested.has(`${BUNDLE_PROJECTIONS}/${file}`)) return { code: 'subject_digest_mismatch', message: `projection ${file} is missing`, file: `${BUNDLE_PROJECTIONS}/${file}` };
   return undefined;
+}
+
+/**
+ * DSSE leaves `keyid` unsigned and JSON allows many spellings of one envelope; svc writes exactly
+ * one: canonical JSON, one signature, keyid the C2SP key id of the signing key. Holding the file
+ * to that form means no byte of a bundle can change while it still verifies.
+ */
+function checkEnvelopeForm(text: string, keys: readonly { name: string; publicKey: string }[], key: Buffer): Defect | undefined {
+  const envelope = JSON.parse(text) as { payload: string; payloadType: string; signatures: { sig: string }[] };
+  const name = keys.find((entry) => entry.publicKey === key.toString('base64'))?.name;
+  const keyid = name === undefined ? undefined : noteKeyId(name, key).toString('hex');
+  const expected = keyid && envelope.signatures.length === 1 ? `${canonicalJson({ payload: envelope.payload, payloadType: envelope.payloadType, signatures: [{ keyid, sig: envelope.signatures[0]?.sig }] })}\n` : undefined;
+  if (text === expected) return undefined;
+  return { code: 'attestation_signature_invalid', message: 'attestation.json is not the canonical envelope svc writes (one signature whose keyid names the ledger key)', file: BUNDLE_ATTESTATION };
 }
 
 /** Whether the envelope's keyid hints at the pinned key: tells "signed by another key" from "bad signature". */

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import { CommanderError } from 'commander';
+import { SvcError } from '../errors.js';
+import { EXIT_USAGE } from './context.js';
+import { buildProgram } from './program.js';
+
+/**
+ * The `svc` executable. Commands set `process.exitCode`; anything thrown becomes one clear line
+ * (or a JSON error body with --json) and exit status 2, never a stack trace.
+ */
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    const code = error instanceof SvcError ? error.code : ((error as NodeJS.ErrnoException).code ?? 'internal_error').toLowerCase();
+    const message = error instanceof Error ? error.message : String(error);
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    else process.stderr.write(`svc: ${message} [${code}]\n`);
+    process.exitCode = EXIT_USAGE;
+  }
+}
+
+// A reader that stops early (`svc replay | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+await main(process.argv);

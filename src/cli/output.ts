@@ -1,0 +1,34 @@
+/** Printing for commands: one JSON document for `--json`, plain lines otherwise, progress only on a terminal. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(text = ''): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** A progress reporter that redraws one stderr line at most every 100 ms, and stays silent when stderr is not a TTY. */
+export function progressReporter(label: string): { update: (done: number, total: number) => void; end: () => void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, end: () => undefined };
+  let last = 0;
+  let drawn = false;
+  return {
+    update(done, total) {
+      const now = Date.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      drawn = true;
+      const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
+      process.stderr.write(`\r${label} ${percent}% (${formatBytes(done)} of ${formatBytes(total)})`);
+    },
+    end() {
+      if (drawn) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { registerExport } from './commands/export.js';
+import { registerProveEquivalence } from './commands/prove-equivalence.js';
+import { registerReplay } from './commands/replay.js';
+import { registerVerifyExport } from './commands/verify-export.js';
+
+export const VERSION = '0.6.1';
+
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .version(VERSION)
+    .description('content authorization for AI agents: payload-bound decisions and a ledger anyone can verify offline')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerReplay(program);
+  registerExport(program);
+  registerVerifyExport(program);
+  registerProveEquivalence(program);
+  for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
+  return program;
+}
