@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
 import { SvcError } from '../errors.js';
 import { svcConfigSchema, type SvcConfig } from './schema.js';
 
@@ -40,8 +40,13 @@ export function parseConfig(text: string, file: string): SvcConfig {
   if (parsed.success) return parsed.data;
   const messages = parsed.error.issues.map((issue) => {
     let path = issue.path.map(String);
-    if (issue.code === 'unrecognized_keys') path = [...path, issue.keys[0] ?? ''];
-    const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    let node = document.getIn(path, true) as Node | undefined;
+    if (issue.code === 'unrecognized_keys') {
+      // Point at the unknown key itself, not at its value.
+      const key = issue.keys[0] ?? '';
+      node = isMap(node) ? (node.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.key as Node | undefined) : node;
+      path = [...path, key];
+    }
     const position = node?.range ? lineCounter.linePos(node.range[0]) : undefined;
     const where = position ? `${file}:${position.line}:${position.col}` : file;
     const key = path.length > 0 ? path.join('.') : '(top level)';

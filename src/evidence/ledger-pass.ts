@@ -99,6 +99,7 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
     options.onProgress?.(totalBytes, fileSize);
     if (defect || tornTailDefect) break outer;
   }
+  if (!defect && !tornTailDefect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
   if (!defect) replay.finish();
   const result: LedgerPassResult = { checker, replay, validDigest: validHash.digest('hex'), fileDigest: fileHash.digest('hex'), validBytes, totalBytes, verdicts };
   if (defect) result.defect = defect;
