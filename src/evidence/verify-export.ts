@@ -83,6 +83,7 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
     const defect = verifySidecar(pass, sidecar, sidecarSize);
     if (defect) return fail(report, { ...defect, file: sidecarPath });
     report.warnings.push(`checkpoint sidecar ${sidecarPath} verified`);
+    report.uncheckpointed = Math.min(report.uncheckpointed, pass.checker.size - sidecarSize);
   }
   if (report.checkpoints === 0 && sidecar === undefined) report.warnings.push('no signed checkpoint covers this ledger: it is protected by its hash chain only');
   return { ...report, valid: true };

@@ -45,7 +45,10 @@ function printReport(report: VerifyReport): void {
   printLine(`  origin       ${report.origin ?? '(unknown)'}`);
   printLine(`  records      ${report.records}${report.valid ? '' : ' verified before the defect'}`);
   if (report.root) printLine(`  merkle root  ${report.root}`);
-  if (report.valid) printLine(`  checkpoints  ${report.checkpoints} in-band${report.kind === 'ledger' && report.uncheckpointed > 0 ? `, ${report.uncheckpointed} newest records covered by the chain only` : ''}`);
+  if (report.valid) {
+    const coverage = report.uncheckpointed > 0 ? `the newest ${report.uncheckpointed} records are covered by the chain only` : 'every record is covered by a signed checkpoint';
+    printLine(`  checkpoints  ${report.checkpoints} in-band; ${coverage}`);
+  }
   const { equivalent, blocked, violated } = report.equivalence;
   printLine(`  equivalence  ${equivalent} executions equivalent, ${blocked} blocked mismatches (enforcement worked), ${violated} violated`);
   printLine(`  key          ${report.keyPinned ? 'pinned with --pubkey' : 'NOT pinned: trusted the genesis key as it stands'}`);
