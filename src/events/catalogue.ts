@@ -173,13 +173,20 @@ export function actionIdOf(event: Pick<LedgerEvent, 'data'>): string | undefined
 }
 
 /** Records of one action must sit in that action's stream, so per-action replay cannot be fooled. */
-export function expectedStream(event: LedgerEvent): string | undefined {
-  const actionId = actionIdOf(event);
-  if (actionId !== undefined) return `action:${actionId}`;
-  if (event.type === 'mcp.tool.pinned' || event.type === 'mcp.tool.changed') return `mcp:${event.data.server}`;
-  if (event.type === 'config.loaded') return 'config';
-  if (event.type.startsWith('ledger.')) return 'ledger';
-  return undefined;
+export function expectedStream(event: LedgerEvent): string {
+  switch (event.type) {
+    case 'ledger.genesis':
+    case 'ledger.checkpoint':
+    case 'ledger.recovered':
+      return 'ledger';
+    case 'config.loaded':
+      return 'config';
+    case 'mcp.tool.pinned':
+    case 'mcp.tool.changed':
+      return `mcp:${event.data.server}`;
+    default:
+      return `action:${event.data.actionId}`;
+  }
 }
 
 export type RecordCheck = { ok: true; record: LedgerRecord } | { ok: false; message: string };
@@ -194,7 +201,7 @@ export function checkRecord(value: unknown): RecordCheck {
   }
   const record = parsed.data as LedgerRecord;
   const stream = expectedStream(record);
-  if (stream !== undefined && stream !== record.stream) {
+  if (stream !== record.stream) {
     return { ok: false, message: `stream: ${record.type} belongs in stream ${stream}, found ${record.stream}` };
   }
   return { ok: true, record };

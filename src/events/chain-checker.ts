@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { isCanonicalText, toSha256 } from './canonical.js';
-import { checkRecord, LEDGER_FORMAT, type LedgerRecord } from './catalogue.js';
+import { checkRecord, type LedgerRecord } from './catalogue.js';
 import { verifyCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
 import type { RawLine } from './line-reader.js';
@@ -81,7 +81,7 @@ export class ChainChecker {
     }
     if (!isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse', ...at };
     const checked = checkRecord(parsed);
-    if (!checked.ok) return { code: 'record_invalid', message: checked.message, ...at };
+    if (!checked.ok) return { code: seq === 0 ? 'genesis_invalid' : 'record_invalid', message: checked.message, ...at };
     const record = checked.record;
     if (record.seq !== seq) return { code: 'seq_gap', message: `expected seq ${seq}, found seq ${record.seq}`, ...at };
     if (record.prevHash !== this.previousHash) {
@@ -102,13 +102,17 @@ export class ChainChecker {
     return { record, offset: line.offset, length: bytes.length + 1, leafHash };
   }
 
+  /** Format and stream are already enforced by the catalogue; what is left is the record type. */
   private acceptGenesis(record: LedgerRecord): string | undefined {
     if (record.type !== 'ledger.genesis') return `record 0 must be ledger.genesis, found ${record.type}`;
-    if (record.stream !== 'ledger') return 'genesis must be in stream ledger';
-    if (record.data.format !== LEDGER_FORMAT) return `unsupported format ${record.data.format}`;
     this.originName = record.data.origin;
     this.keys = record.data.keys.map((key) => ({ name: key.name, publicKey: Buffer.from(key.publicKey, 'base64') }));
     return undefined;
+  }
+
+  /** Whether the genesis lists this key, by name and public key. */
+  listsKey(name: string, publicKey: Buffer): boolean {
+    return this.keys.some((key) => key.name === name && key.publicKey.equals(publicKey));
   }
 
   /** Whether the genesis lists the pinned key (always true when nothing is pinned). */

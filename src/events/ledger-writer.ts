@@ -47,6 +47,8 @@ interface Sealed {
 }
 
 const DEFAULT_CHECKPOINT_RECORDS = 1000;
+/** The most the envelope (v, seq, ts, stream, prevHash, type keys) adds to an event's JCS size. */
+const ENVELOPE_BYTES = 512;
 const DEFAULT_CHECKPOINT_MS = 1000;
 
 /**
@@ -116,9 +118,13 @@ export class LedgerWriter {
       const fd = await fs.open(path, scan.kind === 'missing' ? 'w+' : 'r+');
       try {
         if (scan.kind === 'missing' || scan.checker.size === 0) {
+          // Even a torn genesis is kept: quarantined before the new genesis replaces it.
+          const torn = scan.kind === 'valid' ? scan.tornTail : undefined;
+          const quarantined = torn && (await quarantine(fs, path, torn, options));
           writer = await LedgerWriter.create(path, fd, lock, options);
+          if (torn && quarantined) await writer.recordRecovery(torn, quarantined);
         } else {
-          if (!scan.checker.trustedKeys.some((key) => key.publicKey.equals(options.key.publicKey))) {
+          if (!scan.checker.listsKey(options.key.name, options.key.publicKey)) {
             throw new SvcError('key_mismatch', `${path}: the ledger key ${options.key.name} is not listed in this ledger's genesis; use the key that created it`);
           }
           writer = new LedgerWriter(path, scan.checker.origin ?? '', options.key, fd, lock, scan.checker, scan.validBytes, options);
@@ -174,26 +180,22 @@ export class LedgerWriter {
       if (event.type === 'ledger.genesis' && this.nextSeq > 0) return events.map(() => Promise.reject(new SvcError('event_invalid', 'a ledger has exactly one genesis record')));
       const checked = checkEvent(event);
       if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
+      const bytes = Buffer.byteLength(canonicalJson(event)) + ENVELOPE_BYTES;
+      if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
     }
     const checkpointEvery = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
     const receipts: Promise<Receipt>[] = [];
     for (const event of events) {
       if (checkpointEvery > 0 && this.recordsSinceCheckpoint >= checkpointEvery) this.sealCheckpoint();
-      const sealed = this.seal(event);
-      if (sealed instanceof Error) {
-        receipts.push(Promise.reject(sealed));
-        continue;
-      }
-      receipts.push(sealed);
+      receipts.push(this.seal(event));
     }
     this.scheduleFlush();
     return receipts;
   }
 
-  private seal(event: LedgerEvent, sidecar = false): Promise<Receipt> | Error {
+  private seal(event: LedgerEvent, sidecar = false): Promise<Receipt> {
     const record = { v: 0, seq: this.nextSeq, ts: new Date(this.now()).toISOString(), stream: event.stream, prevHash: this.headHash, type: event.type, data: event.data } as LedgerRecord;
     const line = Buffer.from(`${canonicalJson(record)}\n`, 'utf8');
-    if (line.length - 1 > MAX_LINE_BYTES) return new SvcError('event_too_large', `a ${event.type} record of ${line.length - 1} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`);
     const leafHash = hashLeaf(line.subarray(0, line.length - 1));
     this.tree.append(leafHash);
     this.headHash = toSha256(leafHash);
@@ -216,7 +218,7 @@ export class LedgerWriter {
     const size = this.nextSeq;
     const root = this.tree.root();
     const note = signCheckpoint(this.key, this.origin, size, root);
-    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } }, true);
+    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } }, true).catch(() => undefined);
   }
 
   private checkpointIfNew(): void {
@@ -293,19 +295,16 @@ export class LedgerWriter {
     });
   }
 
+  /** Quarantine first, then truncate: the torn bytes exist somewhere durable at every moment. */
   private async recoverTornTail(torn: TornTail): Promise<void> {
-    const quarantineDir = this.options.quarantineDir ?? join(dirname(this.path), 'quarantine');
-    await ensureDirectory(this.fs, quarantineDir);
-    const name = `${basename(this.path)}.${torn.offset}.${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}.torn`;
-    const quarantineFile = join(quarantineDir, name);
-    await writeFileDurably(this.fs, quarantineFile, torn.bytes);
+    const quarantined = await quarantine(this.fs, this.path, torn, this.options);
     await this.fs.ftruncate(this.fd, torn.offset);
     await this.fs.fsync(this.fd);
-    await this.append({
-      type: 'ledger.recovered',
-      stream: 'ledger',
-      data: { truncatedBytes: torn.bytes.length, quarantineFile: join(basename(quarantineDir), name), reason: torn.reason },
-    });
+    await this.recordRecovery(torn, quarantined);
+  }
+
+  private async recordRecovery(torn: TornTail, quarantineFile: string): Promise<void> {
+    await this.append({ type: 'ledger.recovered', stream: 'ledger', data: { truncatedBytes: torn.bytes.length, quarantineFile, reason: torn.reason } });
   }
 
   private unavailable(): Error | undefined {
@@ -344,6 +343,15 @@ export class LedgerWriter {
     await this.fs.close(this.fd);
     await this.lock.release();
   }
+}
+
+/** Copies torn bytes to `<ledger dir>/quarantine/`; returns the path relative to the ledger's directory. */
+async function quarantine(fs: LedgerFs, path: string, torn: TornTail, options: OpenLedgerOptions): Promise<string> {
+  const quarantineDir = options.quarantineDir ?? join(dirname(path), 'quarantine');
+  await ensureDirectory(fs, quarantineDir);
+  const name = `${basename(path)}.${torn.offset}.${new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, '-')}.torn`;
+  await writeFileDurably(fs, join(quarantineDir, name), torn.bytes);
+  return join(basename(quarantineDir), name);
 }
 
 /** Creates missing directories and syncs each new entry into its parent. */

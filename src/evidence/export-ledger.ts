@@ -63,7 +63,7 @@ export async function exportLedger(options: ExportOptions): Promise<ExportResult
       throw new SvcError('ledger_corrupt', `${ledgerPath}: not exported: ${code} at seq ${seq ?? '?'}, byte offset ${offset ?? '?'}: ${message}`);
     }
     const { checker } = pass;
-    if (!checker.trustedKeys.some((trusted) => trusted.publicKey.equals(key.publicKey))) {
+    if (!checker.listsKey(key.name, key.publicKey)) {
       throw new SvcError('key_mismatch', `key ${key.name} is not listed in the genesis of ${ledgerPath}`);
     }
     const origin = checker.origin ?? '';

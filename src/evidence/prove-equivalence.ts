@@ -2,6 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SvcError } from '../errors.js';
+import { decodeBase64Strict } from '../actionpass/keys.js';
 import { isCanonicalText } from '../events/canonical.js';
 import { checkRecord, type LedgerRecord } from '../events/catalogue.js';
 import { ChainChecker } from '../events/chain-checker.js';
@@ -196,7 +197,8 @@ export function verifyEquivalenceProof(text: string, pinnedKey?: Buffer): ProofC
   } catch {
     return invalid({ code: 'record_invalid', message: 'the proof is not JSON' });
   }
-  const root = Buffer.from(parsed.root, 'base64');
+  const root = decodeBase64Strict(parsed.root);
+  if (root?.length !== 32) return invalid({ code: 'root_mismatch', message: 'the proof root is not base64 of 32 bytes' });
   const parseIncluded = (included: z.infer<typeof includedSchema>): LedgerRecord | Defect => {
     const bytes = Buffer.from(included.line, 'utf8');
     const at = { seq: included.seq };
@@ -221,6 +223,7 @@ export function verifyEquivalenceProof(text: string, pinnedKey?: Buffer): ProofC
   const checker = new ChainChecker(pinnedKey);
   const genesisResult = checker.check({ offset: 0, bytes: Buffer.from(parsed.genesis.line, 'utf8'), terminated: true, oversized: false });
   if ('code' in genesisResult) return invalid(genesisResult);
+  if (checker.origin !== parsed.origin) return invalid({ code: 'genesis_invalid', message: `the proof names origin ${parsed.origin}, its genesis says ${checker.origin ?? '(none)'}`, seq: 0 });
   const checkpointDefect = checker.verifyNote(parsed.checkpoint, parsed.size, root);
   if (checkpointDefect) return invalid(checkpointDefect);
 

@@ -104,16 +104,21 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   // 1. Attestation: signed by the trusted key, listing exactly the bundle's files.
   const attestationText = (await readSmallFile(join(dir, BUNDLE_ATTESTATION))).toString('utf8');
   const genesis = await readGenesis(ledgerPath).catch(() => undefined);
-  const genesisKey = genesis?.data.keys[0];
-  const verifyKey = options.pinnedKey ?? (genesisKey ? Buffer.from(genesisKey.publicKey, 'base64') : undefined);
-  if (!verifyKey) return fail(report, { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the bundle ledger does not start with a valid genesis record, so there is no key to verify the attestation with', file: BUNDLE_LEDGER });
-  const opened = openEnvelope(attestationText, verifyKey);
+  if (!genesis) return fail(report, { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the bundle ledger does not start with a valid genesis record, so there is no key to verify the attestation with', file: BUNDLE_LEDGER });
+  const candidates = options.pinnedKey ? [options.pinnedKey] : genesis.data.keys.map((key) => Buffer.from(key.publicKey, 'base64'));
+  let opened = openEnvelope(attestationText, candidates[0] as Buffer);
+  let verifyKey = candidates[0] as Buffer;
+  for (const candidate of candidates.slice(1)) {
+    if (opened.ok) break;
+    opened = openEnvelope(attestationText, candidate);
+    verifyKey = candidate;
+  }
   if (!opened.ok) {
-    const signedByOtherKey = options.pinnedKey !== undefined && !envelopeNamesKey(attestationText, genesis?.data.keys ?? [], options.pinnedKey);
+    const signedByOtherKey = options.pinnedKey !== undefined && !envelopeNamesKey(attestationText, genesis.data.keys, options.pinnedKey);
     const code = signedByOtherKey ? 'key_untrusted' : 'attestation_signature_invalid';
     return fail(report, { code, message: signedByOtherKey ? `the attestation is not signed by the pinned key: ${opened.message}` : opened.message, file: BUNDLE_ATTESTATION });
   }
-  const formDefect = checkEnvelopeForm(attestationText, genesis?.data.keys ?? [], verifyKey);
+  const formDefect = checkEnvelopeForm(attestationText, genesis.data.keys, verifyKey);
   if (formDefect) return fail(report, formDefect);
   const statement = opened.statement;
   const subjectDefect = checkSubjects(statement, files);

@@ -52,6 +52,7 @@ export function judgeExecution(state: LedgerState, record: RecordOf<'execution.c
     if (approvedPayloadHash !== pass.payloadHash) return 'the approved payload hash is not the payload hash bound by the ActionPass';
     if (pass.approvalId === undefined) return undefined;
     if (approval?.status !== 'granted') return `the ActionPass names approval ${pass.approvalId}, which was not granted`;
+    if (approval.usedByActionId !== actionId) return `approval ${pass.approvalId} was already used by action ${approval.usedByActionId ?? '(none)'}: an approval is used once`;
     if (approval.approvedPayloadHash !== approvedPayloadHash) return 'the approved payload hash is not the payload hash of the approval artifact';
     return undefined;
   }

@@ -112,6 +112,29 @@ describe('ledger writer', () => {
     expect((await scanLedger(path)).kind).toBe('valid');
   });
 
+  it('given only a torn genesis, when opened, then quarantines it and starts the ledger with ledger.recovered', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'ledger.jsonl');
+    await writeFile(path, '{"data":{"format":"svc.led');
+    const writer = await openLedger(path);
+    await writer.close();
+    const lines = await records(path);
+    expect(lines.map((line) => line.type)).toEqual(['ledger.genesis', 'ledger.recovered', 'ledger.checkpoint']);
+    expect(await readdir(join(dir, 'quarantine'))).toHaveLength(1);
+  });
+
+  it('appendBatch is all or nothing: one oversized event rejects the whole batch and writes nothing', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    const size = (await stat(path)).size;
+    const huge = chatEvent('act_huge') as { data: { action: { capability: { payload: Record<string, unknown> } } } };
+    huge.data.action.capability.payload = { text: 'x'.repeat(1 << 20) };
+    await expect(writer.appendBatch([chatEvent('act_fine'), huge as never])).rejects.toMatchObject({ code: 'event_too_large' });
+    expect((await stat(path)).size).toBe(size);
+    expect(writer.size).toBe(1);
+    await writer.close();
+  });
+
   it('refuses a defect before the last line and says where', async () => {
     const path = join(await tempDir(), 'ledger.jsonl');
     const writer = await openLedger(path);
