@@ -92,7 +92,7 @@ class CountingFs implements LedgerFs {
   }
 
   read(fd: number, buffer: Buffer, position: number): Promise<number> {
-    return this.timed('fence', fd, this.inner.read(fd, buffer, position));
+    return this.timed('fence', fd, this.inner.read(fd, buffer, position), true);
   }
 
   fdatasync(fd: number): Promise<void> {
@@ -110,10 +110,6 @@ class CountingFs implements LedgerFs {
 
   ftruncate(fd: number, length: number): Promise<void> {
     return this.inner.ftruncate(fd, length);
-  }
-
-  size(fd: number): Promise<number> {
-    return this.timed('fence', fd, this.inner.size(fd), true);
   }
 
   close(fd: number): Promise<void> {

@@ -6,12 +6,99 @@ export type Sha256 = `sha256:${string}`;
 
 export const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-/** RFC 8785 (JCS) canonical JSON. Throws on values JCS cannot represent (NaN, lone surrogates, cycles). */
+/**
+ * RFC 8785 (JCS) canonical JSON. Throws on values JCS cannot represent (NaN, infinities, lone
+ * surrogates, nesting deeper than 256).
+ *
+ * JCS is JSON.stringify with object keys sorted by UTF-16 code units. This is the hottest
+ * function of the ledger (every record, every projection row), so it serializes directly
+ * instead of through the `canonicalize` package, which stays the reference: a property test
+ * checks that both give the same bytes for arbitrary JSON values.
+ */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value has no JSON representation');
-  return text;
+  return serialize(value, 0);
 }
+
+const MAX_DEPTH = 256;
+
+function serialize(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return quote(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON representation`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= MAX_DEPTH) throw new TypeError(`nesting deeper than ${MAX_DEPTH}`);
+      if (Array.isArray(value)) {
+        let text = '[';
+        for (let index = 0; index < value.length; index += 1) {
+          if (index > 0) text += ',';
+          const item: unknown = value[index];
+          text += item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : serialize(item, depth + 1);
+        }
+        return `${text}]`;
+      }
+      const withJson = value as { toJSON?: () => unknown };
+      if (typeof withJson.toJSON === 'function') return serialize(withJson.toJSON(), depth + 1);
+      // A subtree whose keys are already in order is exactly what JSON.stringify writes, natively.
+      if (isPlainSorted(value, depth)) {
+        const text = JSON.stringify(value);
+        if (!text.includes('\\ud')) return text;
+      }
+      const record = value as Record<string, unknown>;
+      let text = '{';
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        if (text.length > 1) text += ',';
+        text += `${quote(key)}:${serialize(item, depth + 1)}`;
+      }
+      return `${text}}`;
+    }
+    default:
+      throw new TypeError(`a ${typeof value} has no JSON representation`);
+  }
+}
+
+/** Keys sorted at every level, numbers finite, nothing JSON.stringify would treat differently from JCS. */
+function isPlainSorted(value: unknown, depth: number): boolean {
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (item === null) continue;
+      const type = typeof item;
+      if (type === 'object' ? !isPlainSorted(item, depth + 1) : type === 'number' ? !Number.isFinite(item) : type !== 'string' && type !== 'boolean') return false;
+    }
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  let previous: string | undefined;
+  for (const key in value as object) {
+    if (!Object.hasOwn(value as object, key)) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    const item = (value as Record<string, unknown>)[key];
+    if (item === null) continue;
+    const type = typeof item;
+    if (type === 'object' ? !isPlainSorted(item, depth + 1) : type === 'number' ? !Number.isFinite(item) : type !== 'string' && type !== 'boolean') return false;
+  }
+  return true;
+}
+
+/** JSON.stringify escapes exactly as JCS does; it writes a lone surrogate as `\udxxx`, which JCS forbids. */
+function quote(text: string): string {
+  if (!NEEDS_ESCAPE.test(text)) return `"${text}"`;
+  const quoted = JSON.stringify(text);
+  if (quoted.includes('\\ud') && LONE_SURROGATE.test(text)) throw new TypeError('a string with a lone surrogate has no JCS form');
+  return quoted;
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function sha256Bytes(...parts: Uint8Array[]): Buffer {
   const hash = createHash('sha256');
@@ -36,7 +123,7 @@ export function hashCanonical(value: unknown): Sha256 {
 /**
  * Whether `text` is exactly the JCS form of `parsed` (which must be `JSON.parse(text)`).
  *
- * Re-canonicalizing every line dominates verification time, so this takes a fast path first:
+ * Re-serializing every line dominates verification time, so this takes a fast path first:
  * JCS is JSON.stringify with keys sorted by UTF-16 code units, so when JSON.stringify reproduces
  * the text and every object's keys are already sorted, the text is canonical. Lone surrogates
  * (only reachable through `\ud…` escapes, since the bytes were checked to be UTF-8) and
@@ -45,7 +132,7 @@ export function hashCanonical(value: unknown): Sha256 {
 export function isCanonicalText(text: string, parsed: unknown): boolean {
   try {
     if (!text.includes('\\ud') && JSON.stringify(parsed) === text && keysAreSorted(parsed)) return true;
-    return canonicalJson(parsed) === text;
+    return canonicalize(parsed) === text;
   } catch {
     // Hostile nesting can exhaust the stack; such a text is not a record we would have written.
     return false;

@@ -1,8 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { ChainChecker, isDefect } from './chain-checker.js';
 import { parseCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
-import { readLines, type RawLine } from './line-reader.js';
+import { MAX_LINE_BYTES, readLines, type RawLine } from './line-reader.js';
 
 /** The bytes after the last good record, when they can only be an interrupted append. */
 export interface TornTail {
@@ -14,7 +14,7 @@ export interface TornTail {
 export type LedgerScan =
   | { kind: 'missing' }
   | { kind: 'corrupt'; defect: Defect }
-  | { kind: 'valid'; checker: ChainChecker; validBytes: number; tornTail?: TornTail };
+  | { kind: 'valid'; checker: ChainChecker; validBytes: number; tornTail?: TornTail; sidecarSize?: number };
 
 /**
  * Reads a whole ledger through the chain checker, as the writer does before it opens a ledger.
@@ -44,7 +44,7 @@ export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<Ledg
     for (const line of lines) {
       const result = checker.check(line);
       if (isDefect(result)) {
-        const torn = tornTail(line, fileSize);
+        const torn = line.oversized ? await unterminatedTail(path, line.offset, fileSize) : tornTail(line, fileSize);
         if (torn === undefined) return { kind: 'corrupt', defect: result };
         return finish(torn);
       }
@@ -62,7 +62,7 @@ export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<Ledg
       const defect = checker.verifyNote(sidecar.note, sidecar.size, rootAtSidecar);
       if (defect) return { kind: 'corrupt', defect: { ...defect, file: `${path}.checkpoint` } };
     }
-    return torn ? { kind: 'valid', checker, validBytes, tornTail: torn } : { kind: 'valid', checker, validBytes };
+    return { kind: 'valid', checker, validBytes, ...(torn && { tornTail: torn }), ...(sidecar && { sidecarSize: sidecar.size }) };
   }
 }
 
@@ -77,6 +77,27 @@ export function tornTail(line: RawLine, fileSize: number): TornTail | undefined 
   } catch {
     return { offset: line.offset, bytes: Buffer.concat([line.bytes, Buffer.from('\n')]), reason: 'last line is not JSON' };
   }
+}
+
+/** The most bytes one group commit writes (the writer caps batches), so the most a torn tail can be. */
+export const MAX_BATCH_BYTES = 4 << 20;
+
+/**
+ * A final segment past the line limit is still a torn tail when it has no newline and is no
+ * longer than one group commit: a power loss during a large batch zero-fills that much.
+ */
+async function unterminatedTail(path: string, offset: number, fileSize: number): Promise<TornTail | undefined> {
+  const length = fileSize - offset;
+  if (length > MAX_BATCH_BYTES + MAX_LINE_BYTES) return undefined;
+  const bytes = Buffer.alloc(length);
+  const handle = await open(path, 'r');
+  try {
+    await handle.read(bytes, 0, length, offset);
+  } finally {
+    await handle.close();
+  }
+  if (bytes.includes(10)) return undefined;
+  return { offset, bytes, reason: bytes.includes(0) ? 'unterminated tail with NUL bytes (zero-filled after power loss)' : 'last line has no terminating newline' };
 }
 
 async function readSidecar(path: string): Promise<{ size: number; note: string } | Error | undefined> {

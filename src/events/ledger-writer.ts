@@ -9,7 +9,7 @@ import { signCheckpoint } from './checkpoint.js';
 import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
 import { MAX_LINE_BYTES } from './line-reader.js';
 import { CompactRange, hashLeaf } from './merkle.js';
-import { scanLedger, type TornTail } from './ledger-scan.js';
+import { MAX_BATCH_BYTES, scanLedger, type TornTail } from './ledger-scan.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
 /** What an append returns once its record is durable. */
@@ -129,6 +129,7 @@ export class LedgerWriter {
           }
           writer = new LedgerWriter(path, scan.checker.origin ?? '', options.key, fd, lock, scan.checker, scan.validBytes, options);
           if (scan.tornTail) await writer.recoverTornTail(scan.tornTail);
+          else await writer.restoreSidecar(scan.sidecarSize);
         }
         return writer;
       } catch (error) {
@@ -176,26 +177,38 @@ export class LedgerWriter {
   private appendAll(events: readonly LedgerEvent[]): Promise<Receipt>[] {
     const unavailable = this.unavailable();
     if (unavailable) return events.map(() => Promise.reject(unavailable));
+    // Validate and serialize everything first, so a batch is written whole or not at all.
+    const prepared: { event: LedgerEvent; dataJson: string }[] = [];
     for (const event of events) {
       if (event.type === 'ledger.genesis' && this.nextSeq > 0) return events.map(() => Promise.reject(new SvcError('event_invalid', 'a ledger has exactly one genesis record')));
       const checked = checkEvent(event);
       if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
-      const bytes = Buffer.byteLength(canonicalJson(event)) + ENVELOPE_BYTES;
+      const dataJson = canonicalJson(checked.event.data);
+      const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
       if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
+      prepared.push({ event: checked.event, dataJson });
     }
     const checkpointEvery = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
     const receipts: Promise<Receipt>[] = [];
-    for (const event of events) {
+    for (const { event, dataJson } of prepared) {
       if (checkpointEvery > 0 && this.recordsSinceCheckpoint >= checkpointEvery) this.sealCheckpoint();
-      receipts.push(this.seal(event));
+      receipts.push(this.seal(event, dataJson));
     }
     this.scheduleFlush();
     return receipts;
   }
 
-  private seal(event: LedgerEvent, sidecar = false): Promise<Receipt> {
-    const record = { v: 0, seq: this.nextSeq, ts: new Date(this.now()).toISOString(), stream: event.stream, prevHash: this.headHash, type: event.type, data: event.data } as LedgerRecord;
-    const line = Buffer.from(`${canonicalJson(record)}\n`, 'utf8');
+  /**
+   * Assigns seq, ts and prevHash and writes the line. The envelope's keys (data, prevHash, seq,
+   * stream, ts, type, v) are already in JCS order and its values need no escaping (they match
+   * the catalogue's patterns), so the canonical line is the canonical data inside a template.
+   */
+  private seal(event: LedgerEvent, dataJson: string, sidecar = false): Promise<Receipt> {
+    const seq = this.nextSeq;
+    const ts = new Date(this.now()).toISOString();
+    const prevHash = this.headHash;
+    const record = { v: 0, seq, ts, stream: event.stream, prevHash, type: event.type, data: event.data } as LedgerRecord;
+    const line = Buffer.from(`{"data":${dataJson},"prevHash":"${prevHash}","seq":${seq},"stream":"${event.stream}","ts":"${ts}","type":"${event.type}","v":0}\n`, 'utf8');
     const leafHash = hashLeaf(line.subarray(0, line.length - 1));
     this.tree.append(leafHash);
     this.headHash = toSha256(leafHash);
@@ -218,7 +231,8 @@ export class LedgerWriter {
     const size = this.nextSeq;
     const root = this.tree.root();
     const note = signCheckpoint(this.key, this.origin, size, root);
-    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data: { size, root: root.toString('base64'), note } }, true).catch(() => undefined);
+    const data = { note, root: root.toString('base64'), size };
+    void this.seal({ type: 'ledger.checkpoint', stream: 'ledger', data }, canonicalJson(data), true).catch(() => undefined);
   }
 
   private checkpointIfNew(): void {
@@ -234,13 +248,22 @@ export class LedgerWriter {
   private async flushLoop(): Promise<void> {
     try {
       while (this.queue.length > 0 && !this.poisonedBy) {
-        const batch = this.queue;
-        this.queue = [];
-        await this.commit(batch);
+        await this.commit(this.takeBatch());
       }
     } finally {
       this.flushing = undefined;
     }
+  }
+
+  /** Everything queued, up to MAX_BATCH_BYTES, so a torn tail after power loss stays bounded. */
+  private takeBatch(): Sealed[] {
+    let bytes = 0;
+    let count = 0;
+    while (count < this.queue.length && (count === 0 || bytes + (this.queue[count] as Sealed).line.length <= MAX_BATCH_BYTES)) {
+      bytes += (this.queue[count] as Sealed).line.length;
+      count += 1;
+    }
+    return this.queue.splice(0, count);
   }
 
   private async commit(batch: Sealed[]): Promise<void> {
@@ -268,16 +291,21 @@ export class LedgerWriter {
     if (lastNote !== undefined) this.writeSidecar(lastNote);
   }
 
-  /** Stops writing if anything else changed the file since our last batch. */
+  /**
+   * Stops writing if anything else changed the file since our last batch. One read does both
+   * checks: asking for one byte more than our last line and its newline returns exactly those
+   * bytes only if the file still ends where we left it.
+   */
   private async checkFence(): Promise<void> {
-    const size = await this.fs.size(this.fd);
-    let tailMatches = size === this.durableSize;
-    if (tailMatches && this.durableTail.length > 0) {
-      const tail = Buffer.allocUnsafe(this.durableTail.length + 1);
-      const read = await this.fs.read(this.fd, tail, this.durableSize - tail.length);
-      tailMatches = read === tail.length && tail[tail.length - 1] === 10 && tail.subarray(0, -1).equals(this.durableTail);
+    if (this.durableSize === 0) {
+      if ((await this.fs.read(this.fd, Buffer.alloc(1), 0)) !== 0) throw new SvcError('ledger_fenced', `${this.path} was written by another process before this writer's genesis`);
+      return;
     }
-    if (!tailMatches) throw new SvcError('ledger_fenced', `${this.path} changed under this writer (size ${size}, expected ${this.durableSize}); another process wrote to it, so this writer stops`);
+    const expected = this.durableTail.length + 1;
+    const tail = Buffer.allocUnsafe(expected + 1);
+    const read = await this.fs.read(this.fd, tail, this.durableSize - expected);
+    const intact = read === expected && tail[expected - 1] === 10 && tail.subarray(0, expected - 1).equals(this.durableTail);
+    if (!intact) throw new SvcError('ledger_fenced', `${this.path} changed under this writer since byte ${this.durableSize}; another process wrote to it, so this writer stops`);
   }
 
   /** The sidecar `<ledger>.checkpoint` holds a note over every record through the newest durable in-band checkpoint. */
@@ -293,6 +321,17 @@ export class LedgerWriter {
         this.poison(new SvcError('ledger_unavailable', `checkpoint sidecar write failed: ${(error as Error).message}`));
       }
     });
+  }
+
+  /**
+   * A crash between a checkpoint becoming durable and its sidecar's rename leaves the sidecar
+   * missing or behind. Once the records on disk are synced, a note over all of them restores it.
+   */
+  private async restoreSidecar(sidecarSize: number | undefined): Promise<void> {
+    if (sidecarSize !== undefined && sidecarSize >= this.nextSeq) return;
+    await this.fs.fdatasync(this.fd);
+    this.writeSidecar(signCheckpoint(this.key, this.origin, this.nextSeq, this.tree.root()));
+    await this.sidecarWrite;
   }
 
   /** Quarantine first, then truncate: the torn bytes exist somewhere durable at every moment. */

@@ -128,7 +128,6 @@ function faultyFs(ledgerPath: string, faults: Faults, random: () => number): { f
       if (atOpenOp()) die();
       return inner.ftruncate(fd, length);
     },
-    size: (fd) => inner.size(fd),
     async close(fd) {
       if (atOpenOp()) die();
       return inner.close(fd);

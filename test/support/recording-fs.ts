@@ -89,7 +89,6 @@ export function recordingFs(inner: LedgerFs = nodeLedgerFs): RecordingFs {
       await inner.ftruncate(fd, length);
       log.push({ op: 'ftruncate', fd, path: pathOf(fd), length });
     },
-    size: (fd) => inner.size(fd),
     async close(fd) {
       const path = pathOf(fd);
       await inner.close(fd);

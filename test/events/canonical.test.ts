@@ -1,0 +1,80 @@
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, isCanonicalText } from '../../src/events/canonical.js';
+
+function reference(value: unknown): { text?: string; threw: boolean } {
+  try {
+    return { text: canonicalize(value), threw: false };
+  } catch {
+    return { threw: true };
+  }
+}
+
+function ours(value: unknown): { text?: string; threw: boolean } {
+  try {
+    return { text: canonicalJson(value), threw: false };
+  } catch {
+    return { threw: true };
+  }
+}
+
+// Keys and strings drawn from all UTF-16 code units, lone surrogates included.
+const anyString = fc.string({ unit: 'binary', maxLength: 12 });
+const anyJson = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    anyString,
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(anyString, tie('value'), { maxKeys: 6 }),
+  ),
+})).value;
+
+describe('canonicalJson', () => {
+  it('matches the canonicalize package byte for byte on arbitrary JSON values (20,000 cases)', () => {
+    fc.assert(
+      fc.property(anyJson, (value) => {
+        expect(ours(value)).toEqual(reference(value));
+      }),
+      { numRuns: 20_000, seed: 8785 },
+    );
+  });
+
+  it('writes the RFC 8785 number forms', () => {
+    const cases: [number, string][] = [[-0, '0'], [1e21, '1e+21'], [1e-7, '1e-7'], [333333333.33333329, '333333333.3333333'], [4.5, '4.5'], [2 ** 53, '9007199254740992'], [5e-324, '5e-324']];
+    for (const [value, text] of cases) expect(canonicalJson(value)).toBe(text);
+  });
+
+  it('sorts keys by UTF-16 code units, as RFC 8785 section 3.2.3 shows', () => {
+    const value = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    const text = canonicalJson(value);
+    // Read the values in text order (JSON.parse would move the integer-like key "1" first).
+    expect([...text.matchAll(/:"([^"]*)"/g)].map((match) => match[1])).toEqual(['Carriage Return', 'One', 'Control', 'Latin Small Letter O With Diaeresis', 'Euro Sign', 'Emoji: Grinning Face', 'Hebrew Letter Dalet With Dagesh']);
+  });
+
+  it('refuses what JCS cannot represent', () => {
+    expect(() => canonicalJson(Number.NaN)).toThrow();
+    expect(() => canonicalJson({ a: Number.POSITIVE_INFINITY })).toThrow();
+    expect(() => canonicalJson('\ud800')).toThrow();
+    let deep: unknown = 1;
+    for (let depth = 0; depth < 300; depth += 1) deep = [deep];
+    expect(() => canonicalJson(deep)).toThrow();
+  });
+
+  it('isCanonicalText accepts exactly the canonical form of a value', () => {
+    fc.assert(
+      fc.property(anyJson, (value) => {
+        const expected = reference(value);
+        if (expected.threw || expected.text === undefined) return;
+        expect(isCanonicalText(expected.text, JSON.parse(expected.text))).toBe(true);
+        const spaced = JSON.stringify(value, null, 1);
+        if (spaced !== expected.text) expect(isCanonicalText(spaced, JSON.parse(spaced))).toBe(false);
+      }),
+      { numRuns: 5_000, seed: 3 },
+    );
+  });
+});
