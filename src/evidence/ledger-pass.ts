@@ -30,8 +30,6 @@ export interface LedgerPassResult {
   replay: Replay;
   defect?: Defect;
   tornTail?: Defect;
-  /** sha256 hex of the bytes of every valid record, i.e. of the file up to `validBytes`. */
-  validDigest: string;
   /** sha256 hex of all bytes read. */
   fileDigest: string;
   validBytes: number;
@@ -50,7 +48,6 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
   const checker = new ChainChecker(options.pinnedKey);
   const replay = new Replay(options.sinks ?? {});
   const fileHash = createHash('sha256');
-  const validHash = createHash('sha256');
   const verdicts = { equivalent: 0, blocked: 0, violated: 0 };
   let validBytes = 0;
   let totalBytes = 0;
@@ -91,7 +88,6 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
       accepted.push(result);
       acceptedBytes.push(line.bytes);
       if (checker.size === options.rootAtSize) rootAtSize = checker.tree.root();
-      validHash.update(line.bytes).update('\n');
       validBytes += result.length;
     }
     replay.apply(accepted.slice(unreplayed));
@@ -101,7 +97,7 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
   }
   if (!defect && !tornTailDefect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
   if (!defect) replay.finish();
-  const result: LedgerPassResult = { checker, replay, validDigest: validHash.digest('hex'), fileDigest: fileHash.digest('hex'), validBytes, totalBytes, verdicts };
+  const result: LedgerPassResult = { checker, replay, fileDigest: fileHash.digest('hex'), validBytes, totalBytes, verdicts };
   if (defect) result.defect = defect;
   if (tornTailDefect) result.tornTail = tornTailDefect;
   if (rootAtSize) result.rootAtSize = rootAtSize;

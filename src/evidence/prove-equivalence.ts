@@ -115,7 +115,7 @@ export async function proveEquivalence(options: ProveOptions): Promise<ProveResu
     };
     const items: EquivalenceItem[] = [];
     for (const { verdict } of wanted) {
-      const seqs = evidenceSeqs(verdict, pass.replay.state.approvals);
+      const seqs = evidenceSeqs(verdict);
       items.push({ actionId: verdict.actionId, verdict, records: await Promise.all(seqs.map(include)) });
     }
     const proof: EquivalenceProof = {
@@ -134,15 +134,9 @@ export async function proveEquivalence(options: ProveOptions): Promise<ProveResu
 }
 
 /** The records a verdict depends on: approval request and grant, the ActionPass, the execution. */
-function evidenceSeqs(verdict: EquivalenceVerdict, approvals: ReturnType<typeof initialState>['approvals']): number[] {
-  const seqs = new Set<number>([verdict.seq]);
-  if (verdict.passSeq !== undefined) seqs.add(verdict.passSeq);
-  const approval = verdict.approvalId === undefined ? undefined : approvals.get(verdict.approvalId);
-  if (approval) {
-    seqs.add(approval.requestedSeq);
-    if (approval.resolvedSeq !== undefined) seqs.add(approval.resolvedSeq);
-  }
-  return [...seqs].sort((a, b) => a - b);
+function evidenceSeqs(verdict: EquivalenceVerdict): number[] {
+  const seqs = [verdict.seq, verdict.passSeq, verdict.approvalRequestedSeq, verdict.approvalGrantedSeq].filter((seq): seq is number => seq !== undefined);
+  return [...new Set(seqs)].sort((a, b) => a - b);
 }
 
 async function bundleCheckpoint(dir: string): Promise<{ size: number; note: string }> {

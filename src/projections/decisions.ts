@@ -7,25 +7,12 @@ export function decisionsView(): View {
     rows(state, record) {
       if (record.type !== 'policy.decided') return [];
       const received = state.actions.get(record.data.actionId)?.received;
+      const { actionId, decision, reasons, ruleId, policyHash } = record.data;
+      // Keys in JCS order; the action's fields are absent if its action.received is missing.
       return [
-        {
-          seq: record.seq,
-          ts: record.ts,
-          actionId: record.data.actionId,
-          decision: record.data.decision,
-          reasons: record.data.reasons,
-          ruleId: record.data.ruleId,
-          policyHash: record.data.policyHash,
-          ...(received && {
-            source: received.source,
-            agentId: received.agentId,
-            tenant: received.tenant,
-            tool: received.tool,
-            resource: received.resource,
-            actionHash: received.actionHash,
-            payloadHash: received.payloadHash,
-          }),
-        },
+        received
+          ? { actionHash: received.actionHash, actionId, agentId: received.agentId, decision, payloadHash: received.payloadHash, policyHash, reasons, resource: received.resource, ruleId, seq: record.seq, source: received.source, tenant: received.tenant, tool: received.tool, ts: record.ts }
+          : { actionId, decision, policyHash, reasons, ruleId, seq: record.seq, ts: record.ts },
       ];
     },
   };

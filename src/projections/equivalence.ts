@@ -22,8 +22,17 @@ export interface EquivalenceVerdict {
   passSeq?: number;
   approvalId?: string;
   approvalPayloadHash?: string;
+  /** Where the approval was requested and granted, so a proof can include those records. */
+  approvalRequestedSeq?: number;
+  approvalGrantedSeq?: number;
   reason?: string;
   problem?: string;
+}
+
+/** The approval this action's pass used, kept on the action once the approval is settled. */
+function usedBy(state: LedgerState, approvalId: string, actionId: string) {
+  const used = state.actions.get(actionId)?.usedApproval;
+  return used?.approvalId === approvalId ? used : undefined;
 }
 
 export function judgeExecution(state: LedgerState, record: RecordOf<'execution.completed'> | RecordOf<'execution.blocked'>): EquivalenceVerdict {
@@ -37,10 +46,13 @@ export function judgeExecution(state: LedgerState, record: RecordOf<'execution.c
     verdict.passPayloadHash = pass.payloadHash;
     verdict.passSeq = pass.seq;
   }
-  const approval = pass?.approvalId === undefined ? undefined : state.approvals.get(pass.approvalId);
+  // A used approval has left the open set; this execution's own pass is the one that used it.
+  const approval = pass?.approvalId === undefined ? undefined : (state.approvals.get(pass.approvalId) ?? usedBy(state, pass.approvalId, actionId));
   if (pass?.approvalId !== undefined) {
     verdict.approvalId = pass.approvalId;
     if (approval?.approvedPayloadHash !== undefined) verdict.approvalPayloadHash = approval.approvedPayloadHash;
+    if (approval) verdict.approvalRequestedSeq = approval.requestedSeq;
+    if (approval?.resolvedSeq !== undefined) verdict.approvalGrantedSeq = approval.resolvedSeq;
   }
   const problem = findProblem();
   return problem === undefined ? verdict : { ...verdict, status: 'violated', problem };
@@ -51,7 +63,8 @@ export function judgeExecution(state: LedgerState, record: RecordOf<'execution.c
     if (executedPayloadHash !== approvedPayloadHash) return 'the executed payload hash differs from the approved payload hash';
     if (approvedPayloadHash !== pass.payloadHash) return 'the approved payload hash is not the payload hash bound by the ActionPass';
     if (pass.approvalId === undefined) return undefined;
-    if (approval?.status !== 'granted') return `the ActionPass names approval ${pass.approvalId}, which was not granted`;
+    if (!approval) return `the ActionPass names approval ${pass.approvalId}, which is unknown or was already used by another action: an approval is used once`;
+    if (approval.status !== 'granted') return `the ActionPass names approval ${pass.approvalId}, which was not granted`;
     if (approval.usedByActionId !== actionId) return `approval ${pass.approvalId} was already used by action ${approval.usedByActionId ?? '(none)'}: an approval is used once`;
     if (approval.approvedPayloadHash !== approvedPayloadHash) return 'the approved payload hash is not the payload hash of the approval artifact';
     return undefined;

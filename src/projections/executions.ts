@@ -8,11 +8,11 @@ export function executionsView(): View {
     rows(_state, record) {
       if (record.type === 'execution.completed') {
         const { actionId, passId, outcome, approvedPayloadHash, executedPayloadHash, resultHash } = record.data;
-        return [{ seq: record.seq, ts: record.ts, actionId, status: 'completed', outcome, passId, approvedPayloadHash, executedPayloadHash, resultHash }];
+        return [{ actionId, approvedPayloadHash, executedPayloadHash, outcome, passId, resultHash, seq: record.seq, status: 'completed', ts: record.ts }];
       }
       if (record.type === 'execution.blocked') {
         const { actionId, reason, approvedPayloadHash, executedPayloadHash } = record.data;
-        return [{ seq: record.seq, ts: record.ts, actionId, status: 'blocked', reason, approvedPayloadHash, executedPayloadHash }];
+        return [{ actionId, approvedPayloadHash, executedPayloadHash, reason, seq: record.seq, status: 'blocked', ts: record.ts }];
       }
       return [];
     },

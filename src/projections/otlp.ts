@@ -10,18 +10,19 @@ import type { View } from './view.js';
  */
 const RECORDS_PER_REQUEST = 1000;
 
-type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
+type AnyValue = { stringValue: string } | { intValue: string };
 
 export function otlpLogsView(): View {
   let pending: object[] = [];
   let group = 0;
+  const traceIds = new TraceIds();
   const flush = (state: LedgerState): object[] => {
     if (pending.length === 0) return [];
     const request = {
       resourceLogs: [
         {
           resource: { attributes: [attribute('service.name', { stringValue: 'svc' }), attribute('svc.ledger.origin', { stringValue: state.origin ?? '' })] },
-          scopeLogs: [{ scope: { name: 'svc.ledger', version: '0' }, logRecords: pending }],
+          scopeLogs: [{ logRecords: pending, scope: { name: 'svc.ledger', version: '0' } }],
         },
       ],
     };
@@ -33,15 +34,29 @@ export function otlpLogsView(): View {
     rows(state, record) {
       const rows = Math.floor(record.seq / RECORDS_PER_REQUEST) !== group ? flush(state) : [];
       group = Math.floor(record.seq / RECORDS_PER_REQUEST);
-      pending.push(logRecord(record));
+      pending.push(logRecord(record, traceIds));
       return rows;
     },
     finish: (state) => flush(state),
   };
 }
 
-function logRecord(record: LedgerRecord): object {
-  const nanos = `${BigInt(Date.parse(record.ts)) * 1_000_000n}`;
+/** Records of one action are mostly adjacent, so remembering the last id saves most hashing. */
+class TraceIds {
+  private lastActionId: string | undefined;
+  private lastTraceId = '';
+
+  of(actionId: string): string {
+    if (actionId !== this.lastActionId) {
+      this.lastActionId = actionId;
+      this.lastTraceId = createHash('sha256').update(actionId).digest('hex').slice(0, 32);
+    }
+    return this.lastTraceId;
+  }
+}
+
+function logRecord(record: LedgerRecord, traceIds: TraceIds): object {
+  const nanos = `${Date.parse(record.ts)}000000`;
   const actionId = actionIdOf(record);
   const attributes = [attribute('svc.seq', { intValue: String(record.seq) }), attribute('svc.type', { stringValue: record.type }), attribute('svc.stream', { stringValue: record.stream })];
   if (record.type === 'policy.decided') {
@@ -51,14 +66,15 @@ function logRecord(record: LedgerRecord): object {
     attributes.push(attribute('svc.approved_payload_hash', { stringValue: record.data.approvedPayloadHash }), attribute('svc.executed_payload_hash', { stringValue: record.data.executedPayloadHash }));
   }
   const warn = (record.type === 'policy.decided' && record.data.decision !== 'allow') || record.type === 'execution.blocked' || record.type === 'mcp.tool.changed';
+  // Keys in JCS order.
   return {
-    timeUnixNano: nanos,
+    attributes,
+    body: { stringValue: record.type },
     observedTimeUnixNano: nanos,
     severityNumber: warn ? 13 : 9,
     severityText: warn ? 'WARN' : 'INFO',
-    body: { stringValue: record.type },
-    attributes,
-    ...(actionId !== undefined && { traceId: createHash('sha256').update(actionId).digest('hex').slice(0, 32) }),
+    timeUnixNano: nanos,
+    ...(actionId !== undefined && { traceId: traceIds.of(actionId) }),
   };
 }
 

@@ -40,6 +40,7 @@ export class Replay {
         for (const row of rows) this.emit(view, row);
       }
       evolve(this.state, record);
+      for (const view of this.views) for (const row of view.after?.(this.state, record) ?? []) this.emit(view, row);
     }
   }
 

@@ -5,7 +5,9 @@ import type { View } from './view.js';
 
 /**
  * One ECS-style event per record, for a SIEM. It names actors, tools, decisions and hashes, never
- * payload bodies, tokens or artifacts: those stay in the ledger.
+ * payload bodies, tokens or artifacts: those stay in the ledger. Who and what (`user`,
+ * `svcAction`) are on the action.received and policy.decided events; later events of the same
+ * action carry its `svc.actionId` to correlate on.
  */
 export function siemView(): View {
   return {
@@ -16,20 +18,24 @@ export function siemView(): View {
 
 function siemEvent(state: LedgerState, record: LedgerRecord, leafHash: Buffer): object {
   const actionId = actionIdOf(record);
-  const received = actionId === undefined ? undefined : state.actions.get(actionId)?.received;
+  const actor = actorOf(state, record);
+  // Keys in JCS order: "@" sorts before lowercase letters.
   const event = {
     '@timestamp': record.ts,
-    event: { kind: 'event', action: record.type, sequence: record.seq, outcome: outcomeOf(record) },
-    svc: {
-      origin: state.origin ?? null,
-      stream: record.stream,
-      recordHash: toSha256(leafHash),
-      ...(actionId !== undefined && { actionId }),
-      ...details(record),
-    },
-    ...(received && { user: { id: received.agentId }, svcAction: { tool: received.tool, resource: received.resource, tenant: received.tenant } }),
+    event: { action: record.type, kind: 'event', outcome: outcomeOf(record), sequence: record.seq },
+    svc: { ...(actionId !== undefined && { actionId }), detail: details(record), origin: state.origin ?? null, recordHash: toSha256(leafHash), stream: record.stream },
+    ...(actor && { svcAction: { resource: actor.resource, tenant: actor.tenant, tool: actor.tool }, user: { id: actor.agentId } }),
   };
   return event;
+}
+
+function actorOf(state: LedgerState, record: LedgerRecord): { agentId: string; tenant: string; tool: string; resource: string } | undefined {
+  if (record.type === 'action.received') {
+    const { actor, capability } = record.data.action;
+    return { agentId: actor.agentId, tenant: actor.tenant, tool: capability.tool, resource: capability.resource };
+  }
+  if (record.type === 'policy.decided') return state.actions.get(record.data.actionId)?.received;
+  return undefined;
 }
 
 function outcomeOf(record: LedgerRecord): 'success' | 'failure' | 'unknown' {
@@ -47,32 +53,33 @@ function outcomeOf(record: LedgerRecord): 'success' | 'failure' | 'unknown' {
   }
 }
 
+/** Per-type fields, as `svc.detail`, keys in JCS order. */
 function details(record: LedgerRecord): object {
   switch (record.type) {
     case 'action.received':
-      return { source: record.data.source, actionHash: record.data.actionHash, payloadHash: record.data.payloadHash };
+      return { actionHash: record.data.actionHash, payloadHash: record.data.payloadHash, source: record.data.source };
     case 'policy.decided':
-      return { decision: record.data.decision, reasons: record.data.reasons, ruleId: record.data.ruleId, policyHash: record.data.policyHash };
+      return { decision: record.data.decision, policyHash: record.data.policyHash, reasons: record.data.reasons, ruleId: record.data.ruleId };
     case 'actionpass.issued':
       return { passId: record.data.passId, payloadHash: record.data.claims.payloadHash };
     case 'approval.requested':
-      return { approvalId: record.data.approvalId, payloadHash: record.data.payloadHash, hosted: record.data.hosted };
+      return { approvalId: record.data.approvalId, hosted: record.data.hosted, payloadHash: record.data.payloadHash };
     case 'approval.granted':
       return { approvalId: record.data.approvalId, approvedBy: record.data.approvedBy, approvedPayloadHash: record.data.approvedPayloadHash };
     case 'approval.rejected':
-      return { approvalId: record.data.approvalId, rejectedBy: record.data.rejectedBy, reason: record.data.reason };
+      return { approvalId: record.data.approvalId, reason: record.data.reason, rejectedBy: record.data.rejectedBy };
     case 'execution.blocked':
-      return { reason: record.data.reason, approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash };
+      return { approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash, reason: record.data.reason };
     case 'execution.completed':
-      return { passId: record.data.passId, approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash, resultHash: record.data.resultHash };
+      return { approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash, passId: record.data.passId, resultHash: record.data.resultHash };
     case 'mcp.tool.pinned':
-      return { server: record.data.server, tool: record.data.tool, definitionHash: record.data.definitionHash };
+      return { definitionHash: record.data.definitionHash, server: record.data.server, tool: record.data.tool };
     case 'mcp.tool.changed':
-      return { server: record.data.server, tool: record.data.tool, pinnedHash: record.data.pinnedHash, presentedHash: record.data.presentedHash };
+      return { pinnedHash: record.data.pinnedHash, presentedHash: record.data.presentedHash, server: record.data.server, tool: record.data.tool };
     case 'ledger.checkpoint':
-      return { size: record.data.size, root: record.data.root };
+      return { root: record.data.root, size: record.data.size };
     case 'ledger.recovered':
-      return { truncatedBytes: record.data.truncatedBytes, reason: record.data.reason };
+      return { reason: record.data.reason, truncatedBytes: record.data.truncatedBytes };
     case 'config.loaded':
       return { configHash: record.data.configHash, policyHash: record.data.policyHash };
     case 'ledger.genesis':

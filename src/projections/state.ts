@@ -6,8 +6,10 @@ import type { LedgerRecord } from '../events/catalogue.js';
  *
  * `evolve` is deterministic and does no I/O. It updates the state in place rather than copying
  * it, because a verifier folds millions of records; the state belongs to whoever runs the fold.
- * Per-action entries are dropped once an action can no longer change (denied, rejected,
- * executed), so memory follows the number of open actions, not the length of the ledger.
+ *
+ * Memory follows what is still open, not the length of the ledger: an action's `received`
+ * summary lives only until its decision (the views that need it run before `evolve`), a pass
+ * until its execution or an hour past its expiry, and an approval until it is used or rejected.
  */
 export interface ReceivedAction {
   seq: number;
@@ -24,13 +26,16 @@ export interface IssuedPass {
   seq: number;
   passId: string;
   payloadHash: string;
+  /** Seconds since the epoch, from the claims. */
+  exp: number;
   approvalId?: string;
 }
 
 export interface ActionState {
   received?: ReceivedAction;
-  decision?: 'allow' | 'deny' | 'step_up' | 'no_opinion';
   pass?: IssuedPass;
+  /** The approval this action's pass used up, kept for the equivalence judgment of its execution. */
+  usedApproval?: ApprovalState;
 }
 
 export interface ApprovalState {
@@ -58,14 +63,22 @@ export interface LedgerState {
   origin?: string;
   actions: Map<string, ActionState>;
   approvals: Map<string, ApprovalState>;
+  /** Approvals that were used or rejected by the last record folded in (for the approvals view). */
+  settled: ApprovalState[];
 }
 
 export function initialState(): LedgerState {
-  return { size: 0, actions: new Map(), approvals: new Map() };
+  return { size: 0, actions: new Map(), approvals: new Map(), settled: [] };
 }
+
+/** How often, in records, passes that expired long ago are swept, and how long after expiry. */
+const SWEEP_EVERY = 4096;
+const SWEEP_AFTER_EXPIRY_MS = 3_600_000;
 
 export function evolve(state: LedgerState, record: LedgerRecord): void {
   state.size = record.seq + 1;
+  if (state.settled.length > 0) state.settled = [];
+  if (record.seq % SWEEP_EVERY === 0) sweepExpiredPasses(state, Date.parse(record.ts));
   switch (record.type) {
     case 'ledger.genesis':
       state.origin = record.data.origin;
@@ -86,24 +99,25 @@ export function evolve(state: LedgerState, record: LedgerRecord): void {
       });
       return;
     }
-    case 'policy.decided': {
-      const action = actionOf(state, record.data.actionId);
-      action.decision = record.data.decision;
-      if (record.data.decision === 'deny' || record.data.decision === 'no_opinion') state.actions.delete(record.data.actionId);
+    case 'policy.decided':
+      // Nothing after the decision needs what was received; a pass, if any, comes next.
+      state.actions.delete(record.data.actionId);
       return;
-    }
     case 'actionpass.issued': {
       const { claims } = record.data;
-      const pass: IssuedPass = { seq: record.seq, passId: record.data.passId, payloadHash: claims.payloadHash };
+      const pass: IssuedPass = { seq: record.seq, passId: record.data.passId, payloadHash: claims.payloadHash, exp: claims.exp };
       if (claims.approvalId !== undefined) {
         pass.approvalId = claims.approvalId;
         const approval = state.approvals.get(claims.approvalId);
-        if (approval && approval.usedByActionId === undefined) {
+        // An approval is used once: the first pass that names it settles it.
+        if (approval?.status === 'granted' && approval.usedByActionId === undefined) {
           approval.usedByActionId = record.data.actionId;
           approval.usedSeq = record.seq;
+          settle(state, approval);
         }
       }
-      actionOf(state, record.data.actionId).pass = pass;
+      const usedApproval = pass.approvalId === undefined ? undefined : state.settled.find((approval) => approval.approvalId === pass.approvalId);
+      state.actions.set(record.data.actionId, usedApproval ? { pass, usedApproval } : { pass });
       return;
     }
     case 'approval.requested':
@@ -128,6 +142,7 @@ export function evolve(state: LedgerState, record: LedgerRecord): void {
       const approval = state.approvals.get(record.data.approvalId);
       if (!approval) return;
       Object.assign(approval, { status: 'rejected', resolvedSeq: record.seq, resolvedAt: record.ts, rejectedBy: record.data.rejectedBy, reason: record.data.reason });
+      settle(state, approval);
       return;
     }
     case 'execution.completed':
@@ -138,11 +153,14 @@ export function evolve(state: LedgerState, record: LedgerRecord): void {
   }
 }
 
-function actionOf(state: LedgerState, actionId: string): ActionState {
-  let action = state.actions.get(actionId);
-  if (!action) {
-    action = {};
-    state.actions.set(actionId, action);
+function settle(state: LedgerState, approval: ApprovalState): void {
+  state.approvals.delete(approval.approvalId);
+  state.settled.push(approval);
+}
+
+/** A pass an hour past its expiry can no longer be executed legitimately; forgetting it keeps memory flat. */
+function sweepExpiredPasses(state: LedgerState, now: number): void {
+  for (const [actionId, action] of state.actions) {
+    if (action.pass && action.pass.exp * 1000 + SWEEP_AFTER_EXPIRY_MS < now) state.actions.delete(actionId);
   }
-  return action;
 }
