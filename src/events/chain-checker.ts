@@ -22,6 +22,29 @@ export interface TrustedKey {
   publicKey: Buffer;
 }
 
+/** What a checkpoint note is checked against: the ledger's origin and keys, and a key pinned from outside. */
+export interface LedgerIdentity {
+  origin: string | undefined;
+  keys: readonly TrustedKey[];
+  pinnedKey?: Buffer;
+}
+
+/** Verifies a checkpoint note against a ledger's identity and its Merkle root at `size`. */
+export function verifyLedgerNote(identity: LedgerIdentity, note: string, size: number, root: Buffer): Omit<Defect, 'seq' | 'offset'> | undefined {
+  const pinned = identity.pinnedKey;
+  const signers = pinned === undefined ? identity.keys : identity.keys.filter((key) => key.publicKey.equals(pinned));
+  const verified = verifyCheckpoint(note, signers.map((key) => ({ name: key.name, publicKey32: key.publicKey })));
+  if (!verified.ok) {
+    const code = verified.code === 'key_untrusted' ? 'key_untrusted' : 'checkpoint_signature_invalid';
+    return { code, message: verified.message };
+  }
+  const checkpoint = verified.checkpoint;
+  if (checkpoint.origin !== identity.origin) return { code: 'checkpoint_signature_invalid', message: `checkpoint origin ${checkpoint.origin} is not the ledger origin ${identity.origin ?? '(none)'}` };
+  if (checkpoint.size !== size) return { code: 'root_mismatch', message: `checkpoint covers ${checkpoint.size} records, expected ${size}` };
+  if (!checkpoint.root.equals(root)) return { code: 'root_mismatch', message: `checkpoint root ${checkpoint.root.toString('base64')} differs from the Merkle root ${root.toString('base64')} of ${size} records` };
+  return undefined;
+}
+
 /**
  * Checks ledger lines in order, exactly as DESIGN.md section 4 defines a valid ledger: each line
  * `\n`-terminated, UTF-8, the JCS form of its own parse, a record of the catalogue, seq
@@ -121,24 +144,13 @@ export class ChainChecker {
     return pinned === undefined || this.keys.some((key) => key.publicKey.equals(pinned));
   }
 
-  /** The keys a checkpoint must be signed by: the pinned key if any, else the genesis keys. */
-  signingKeys(): TrustedKey[] {
-    const pinned = this.pinnedKey;
-    return pinned === undefined ? this.keys : this.keys.filter((key) => key.publicKey.equals(pinned));
+  get identity(): LedgerIdentity {
+    return { origin: this.originName, keys: this.keys, ...(this.pinnedKey && { pinnedKey: this.pinnedKey }) };
   }
 
   /** Verifies a checkpoint note against this ledger's origin, keys and Merkle root at `size`. */
   verifyNote(note: string, size: number, root: Buffer): Omit<Defect, 'seq' | 'offset'> | undefined {
-    const verified = verifyCheckpoint(note, this.signingKeys().map((key) => ({ name: key.name, publicKey32: key.publicKey })));
-    if (!verified.ok) {
-      const code = verified.code === 'key_untrusted' ? 'key_untrusted' : 'checkpoint_signature_invalid';
-      return { code, message: verified.message };
-    }
-    const checkpoint = verified.checkpoint;
-    if (checkpoint.origin !== this.originName) return { code: 'checkpoint_signature_invalid', message: `checkpoint origin ${checkpoint.origin} is not the ledger origin ${this.originName ?? '(none)'}` };
-    if (checkpoint.size !== size) return { code: 'root_mismatch', message: `checkpoint covers ${checkpoint.size} records, expected ${size}` };
-    if (!checkpoint.root.equals(root)) return { code: 'root_mismatch', message: `checkpoint root ${checkpoint.root.toString('base64')} differs from the Merkle root ${root.toString('base64')} of ${size} records` };
-    return undefined;
+    return verifyLedgerNote(this.identity, note, size, root);
   }
 
   private checkInBandCheckpoint(data: { size: number; root: string; note: string }, seq: number): Omit<Defect, 'seq' | 'offset'> | undefined {

@@ -98,11 +98,17 @@ export class LedgerWriter {
     this.headHash = checker.headHash;
     const lastCheckpointSeq = checker.lastCheckpoint?.seq;
     this.recordsSinceCheckpoint = lastCheckpointSeq === undefined ? checker.size : checker.size - lastCheckpointSeq - 1;
-    const everyMs = options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_MS;
-    if (everyMs > 0) {
-      this.timer = setInterval(() => this.checkpointIfNew(), everyMs);
-      this.timer.unref();
-    }
+  }
+
+  /**
+   * Starts timed checkpoints once the ledger is open. Never earlier: a checkpoint appended during
+   * recovery would land after the torn bytes, trip the fence and poison the writer.
+   */
+  private startCheckpointTimer(): void {
+    const everyMs = this.options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_MS;
+    if (everyMs <= 0) return;
+    this.timer = setInterval(() => this.checkpointIfNew(), everyMs);
+    this.timer.unref();
   }
 
   /** Opens (creating, or recovering a torn tail) and locks the ledger at `options.path`. */
@@ -131,6 +137,7 @@ export class LedgerWriter {
           if (scan.tornTail) await writer.recoverTornTail(scan.tornTail);
           else await writer.restoreSidecar(scan.sidecarSize);
         }
+        writer.startCheckpointTimer();
         return writer;
       } catch (error) {
         await fs.close(fd).catch(() => undefined);

@@ -1,15 +1,17 @@
 import { createHash, type Hash } from 'node:crypto';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { canonicalJson } from '../events/canonical.js';
+import { verifyLedgerNote } from '../events/chain-checker.js';
 import { noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
 import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
-import { runLedgerPass, type LedgerPassResult } from './ledger-pass.js';
+import { identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
+import { runReplayPass, type ReplayPassResult } from './replay-pass.js';
 
 export interface VerifyOptions {
   /** The ledger public key (32 raw bytes) the verifier trusts; without it the genesis key is trusted. */
@@ -75,24 +77,43 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
       return fail(report, { code: 'checkpoint_signature_invalid', message: (error as Error).message, file: sidecarPath });
     }
   }
-  const checkpointsSeen = { count: 0, lastSeq: -1 };
-  const pass = await runLedgerPass(path, { ...passOptions(options, checkpointsSeen), ...(sidecarSize !== undefined && { rootAtSize: sidecarSize }) });
-  fillFromPass(report, pass, checkpointsSeen);
-  if (pass.defect) return fail(report, pass.defect);
+  const { chain, replayed, defect } = await runPasses(path, options, {}, sidecarSize);
+  fillFromPasses(report, chain, defect, replayed);
+  if (defect) return fail(report, defect);
   if (sidecar !== undefined && sidecarSize !== undefined) {
-    const defect = verifySidecar(pass, sidecar, sidecarSize);
-    if (defect) return fail(report, { ...defect, file: sidecarPath });
+    const sidecarDefect = verifySidecar(chain, options, sidecar, sidecarSize);
+    if (sidecarDefect) return fail(report, { ...sidecarDefect, file: sidecarPath });
     report.warnings.push(`checkpoint sidecar ${sidecarPath} verified`);
-    report.uncheckpointed = Math.min(report.uncheckpointed, pass.checker.size - sidecarSize);
+    report.uncheckpointed = Math.min(report.uncheckpointed, chain.size - sidecarSize);
   }
   if (report.checkpoints === 0 && sidecar === undefined) report.warnings.push('no signed checkpoint covers this ledger: it is protected by its hash chain only');
   return { ...report, valid: true };
 }
 
 /** A sidecar may lag the ledger (it is written after each in-band checkpoint), never lead it. */
-function verifySidecar(pass: LedgerPassResult, note: string, size: number): Omit<Defect, 'seq' | 'offset'> | undefined {
-  if (pass.rootAtSize === undefined) return { code: 'root_mismatch', message: `the checkpoint covers ${size} records but the ledger has ${pass.checker.size}: records were removed` };
-  return pass.checker.verifyNote(note, size, pass.rootAtSize);
+function verifySidecar(chain: ChainSummary, options: VerifyOptions, note: string, size: number): Omit<Defect, 'seq' | 'offset'> | undefined {
+  if (chain.rootAtSize === undefined) return { code: 'root_mismatch', message: `the checkpoint covers ${size} records but the ledger has ${chain.size}: records were removed` };
+  return verifyLedgerNote(identityOf(chain, options.pinnedKey), note, size, Buffer.from(chain.rootAtSize, 'base64'));
+}
+
+/**
+ * The chain checks (on a worker thread) and the projection replay (here) run at once over the
+ * same bytes. The first defect in seq order wins: a line defect, or an execution whose pair
+ * does not hold (judged only from records that passed the checks before it).
+ */
+async function runPasses(path: string, options: VerifyOptions, sinks: Partial<Record<string, (line: string) => void>>, rootAtSize?: number): Promise<{ chain: ChainSummary; replayed: ReplayPassResult; defect?: Defect }> {
+  const end = (await stat(path)).size;
+  const [chain, replayed] = await Promise.all([
+    runChainPassInWorker(path, { end, ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }), ...(rootAtSize !== undefined && { rootAtSize }) }),
+    runReplayPass(path, { end, sinks, ...(options.onProgress && { onProgress: options.onProgress }) }),
+  ]);
+  let defect = chain.defect;
+  const violation = replayed.violation;
+  if (violation && (defect?.seq === undefined || defect.seq > violation.verdict.seq)) {
+    defect = { code: 'equivalence_mismatch', seq: violation.verdict.seq, offset: violation.offset, message: `action ${violation.verdict.actionId}: ${violation.verdict.problem ?? 'pair does not hold'}` };
+  }
+  if (!defect && replayed.stoppedAt !== undefined) throw new SvcError('internal_error', `${path}: replay stopped at byte ${replayed.stoppedAt} although the chain checks passed`);
+  return { chain, replayed, ...(defect && { defect }) };
 }
 
 async function verifyBundle(dir: string, options: VerifyOptions): Promise<VerifyReport> {
@@ -130,25 +151,22 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
 
   // 2. One pass over the ledger, replaying every projection into digests.
   const projectionHashes = new Map(PROJECTION_FILES.map((file) => [file, new HashSink()]));
-  const checkpointsSeen = { count: 0, lastSeq: -1 };
-  const pass = await runLedgerPass(ledgerPath, {
-    ...passOptions(options, checkpointsSeen),
-    sinks: Object.fromEntries([...projectionHashes].map(([file, sink]) => [file, (line: string) => sink.write(line)])),
-  });
-  fillFromPass(report, pass, checkpointsSeen);
-  if (pass.defect) return fail(report, { ...pass.defect, file: BUNDLE_LEDGER });
+  const sinks = Object.fromEntries([...projectionHashes].map(([file, sink]) => [file, (line: string) => sink.write(line)]));
+  const { chain, replayed, defect } = await runPasses(ledgerPath, options, sinks);
+  fillFromPasses(report, chain, defect, replayed);
+  if (defect) return fail(report, { ...defect, file: BUNDLE_LEDGER });
 
   // 3. The ledger is the attested one, and the checkpoint signs exactly its records.
   const digests = new Map(statement.subject.map((subject) => [subject.name, subject.digest.sha256]));
-  if (digests.get(BUNDLE_LEDGER) !== pass.fileDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${BUNDLE_LEDGER} has sha256 ${pass.fileDigest}, the attestation says ${digests.get(BUNDLE_LEDGER)}`, file: BUNDLE_LEDGER });
+  if (digests.get(BUNDLE_LEDGER) !== chain.fileDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${BUNDLE_LEDGER} has sha256 ${chain.fileDigest}, the attestation says ${digests.get(BUNDLE_LEDGER)}`, file: BUNDLE_LEDGER });
   const checkpointBytes = await readSmallFile(join(dir, BUNDLE_CHECKPOINT));
   const checkpointDigest = createHash('sha256').update(checkpointBytes).digest('hex');
   if (digests.get(BUNDLE_CHECKPOINT) !== checkpointDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${BUNDLE_CHECKPOINT} does not match its attested digest`, file: BUNDLE_CHECKPOINT });
   const note = checkpointBytes.toString('utf8');
-  const root = pass.checker.tree.root();
-  const checkpointDefect = pass.checker.verifyNote(note, pass.checker.size, root);
+  const root = Buffer.from(chain.root, 'base64');
+  const checkpointDefect = verifyLedgerNote(identityOf(chain, options.pinnedKey), note, chain.size, root);
   if (checkpointDefect) return fail(report, { ...checkpointDefect, file: BUNDLE_CHECKPOINT });
-  if (predicate.checkpoint !== note || predicate.size !== pass.checker.size || predicate.root !== root.toString('base64') || predicate.origin !== pass.checker.origin) {
+  if (predicate.checkpoint !== note || predicate.size !== chain.size || predicate.root !== chain.root || predicate.origin !== chain.origin) {
     return fail(report, { code: 'root_mismatch', message: 'the attestation predicate (origin, size, root, checkpoint) does not describe this ledger and checkpoint', file: BUNDLE_ATTESTATION });
   }
 
@@ -164,29 +182,13 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   return { ...report, valid: true };
 }
 
-function passOptions(options: VerifyOptions, checkpointsSeen: { count: number; lastSeq: number }) {
-  return {
-    failOnViolation: true,
-    ...(options.pinnedKey && { pinnedKey: options.pinnedKey }),
-    ...(options.onProgress && { onProgress: options.onProgress }),
-    onRecords: (records: readonly { record: { type: string; seq: number } }[]) => {
-      for (const { record } of records) {
-        if (record.type === 'ledger.checkpoint') {
-          checkpointsSeen.count += 1;
-          checkpointsSeen.lastSeq = record.seq;
-        }
-      }
-    },
-  };
-}
-
-function fillFromPass(report: VerifyReport, pass: LedgerPassResult, checkpointsSeen: { count: number; lastSeq: number }): void {
-  report.records = pass.checker.size;
-  report.equivalence = pass.verdicts;
-  report.checkpoints = checkpointsSeen.count;
-  report.uncheckpointed = checkpointsSeen.lastSeq < 0 ? pass.checker.size : pass.checker.size - checkpointsSeen.lastSeq;
-  if (pass.checker.origin !== undefined) report.origin = pass.checker.origin;
-  if (!pass.defect) report.root = pass.checker.tree.root().toString('base64');
+function fillFromPasses(report: VerifyReport, chain: ChainSummary, defect: Defect | undefined, replayed: ReplayPassResult): void {
+  report.records = chain.size;
+  report.equivalence = replayed.verdicts;
+  report.checkpoints = chain.checkpoints;
+  report.uncheckpointed = chain.lastCheckpointSeq < 0 ? chain.size : chain.size - chain.lastCheckpointSeq;
+  if (chain.origin !== undefined) report.origin = chain.origin;
+  if (!defect) report.root = chain.root;
 }
 
 type BundleFiles = string[];

@@ -1,4 +1,4 @@
-import { appendFile, readFile, readdir, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../../src/actionpass/keys.js';
@@ -98,6 +98,30 @@ describe('ledger writer', () => {
     expect(await readFile(join(dir, 'quarantine', quarantined[0] as string), 'utf8')).toBe('{"data":{"actionId":"act_x"');
     expect(recovery?.seq).toBeGreaterThan(0);
     expect((await stat(path)).size).toBeGreaterThan(validSize);
+  });
+
+  it('given a torn tail and a slow disk, timed checkpoints do not start before recovery is done', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    await appendSampleFlows(writer, 1);
+    await writer.close();
+    // As after a crash: records newer than the last checkpoint (drop the final one and its sidecar), then a torn line.
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    await writeFile(path, `${lines.slice(0, -1).join('\n')}\n{"data":`);
+    await rm(`${path}.checkpoint`);
+    const slow: LedgerFs = {
+      ...nodeLedgerFs,
+      async fsyncDirectory(dir) {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return nodeLedgerFs.fsyncDirectory(dir);
+      },
+    };
+    const recovered = await openLedger(path, { fs: slow, checkpointEveryMs: 10 });
+    expect(recovered.poisoned).toBeUndefined();
+    await recovered.append(chatEvent('act_after_recovery'));
+    await recovered.close();
+    expect((await records(path)).some((line) => line.type === 'ledger.recovered')).toBe(true);
+    expect((await scanLedger(path)).kind).toBe('valid');
   });
 
   it('given a zero-filled tail, when opened, then recovers it as torn', async () => {

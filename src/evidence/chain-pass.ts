@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ChainChecker, isDefect, type LedgerIdentity } from '../events/chain-checker.js';
+import type { Defect } from '../events/defects.js';
+import { readLines } from '../events/line-reader.js';
+
+export interface ChainPassOptions {
+  /** Read no further than this offset: both passes over one ledger must see the same bytes. */
+  end: number;
+  /** The pinned ledger key, base64 (plain data, so the options can cross to a worker). */
+  pinnedKey?: string;
+  /** Also return the Merkle root of the first `rootAtSize` records. */
+  rootAtSize?: number;
+}
+
+/** Everything verification needs from the chain checks, as plain data that can cross threads. */
+export interface ChainSummary {
+  defect?: Defect;
+  size: number;
+  origin?: string;
+  keys: { name: string; publicKey: string }[];
+  /** Base64 Merkle root of all valid records. */
+  root: string;
+  rootAtSize?: string;
+  checkpoints: number;
+  lastCheckpointSeq: number;
+  /** sha256 hex of the bytes read. */
+  fileDigest: string;
+}
+
+/**
+ * The chain checks of a ledger (ChainChecker over every line, the file digest, the Merkle root)
+ * without any replay. Verification runs this on a worker thread while the main thread replays
+ * the projections over the same bytes, so the two halves of the work use both cores.
+ */
+export async function runChainPass(path: string, options: ChainPassOptions): Promise<ChainSummary> {
+  const checker = new ChainChecker(options.pinnedKey === undefined ? undefined : Buffer.from(options.pinnedKey, 'base64'));
+  const fileHash = createHash('sha256');
+  let rootAtSize = options.rootAtSize === 0 ? checker.tree.root() : undefined;
+  let defect: Defect | undefined;
+  let checkpoints = 0;
+  let lastCheckpointSeq = -1;
+  outer: for await (const lines of readLines(path, { end: options.end, onChunk: (chunk) => fileHash.update(chunk) })) {
+    for (const line of lines) {
+      const result = checker.check(line);
+      if (isDefect(result)) {
+        defect = result;
+        break outer;
+      }
+      if (result.record.type === 'ledger.checkpoint') {
+        checkpoints += 1;
+        lastCheckpointSeq = result.record.seq;
+      }
+      if (checker.size === options.rootAtSize) rootAtSize = checker.tree.root();
+    }
+  }
+  if (!defect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
+  return {
+    ...(defect && { defect }),
+    size: checker.size,
+    ...(checker.origin !== undefined && { origin: checker.origin }),
+    keys: checker.trustedKeys.map((key) => ({ name: key.name, publicKey: key.publicKey.toString('base64') })),
+    root: checker.tree.root().toString('base64'),
+    ...(rootAtSize && { rootAtSize: rootAtSize.toString('base64') }),
+    checkpoints,
+    lastCheckpointSeq,
+    fileDigest: fileHash.digest('hex'),
+  };
+}
+
+/** The identity a summary describes, for checking checkpoint notes against it. */
+export function identityOf(summary: ChainSummary, pinnedKey?: Buffer): LedgerIdentity {
+  return { origin: summary.origin, keys: summary.keys.map((key) => ({ name: key.name, publicKey: Buffer.from(key.publicKey, 'base64') })), ...(pinnedKey && { pinnedKey }) };
+}
+
+const WORKER = fileURLToPath(new URL('./chain-pass-worker.js', import.meta.url));
+
+/**
+ * Runs the chain pass on a worker thread. Where the compiled worker is not beside this module
+ * (running from TypeScript sources, as the unit tests do) it runs on this thread instead: the
+ * result is the same, only slower.
+ */
+export function runChainPassInWorker(path: string, options: ChainPassOptions): Promise<ChainSummary> {
+  if (!existsSync(WORKER)) return runChainPass(path, options);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { path, options } });
+    worker.once('message', (message: { summary?: ChainSummary; error?: { code?: string; message: string } }) => {
+      if (message.summary) resolve(message.summary);
+      else reject(Object.assign(new Error(message.error?.message ?? 'chain pass failed'), { code: message.error?.code }));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the chain pass worker exited with code ${code}`));
+    });
+  });
+}
