@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
@@ -11,6 +11,7 @@ import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
+import { HashSink } from './hash-sink.js';
 import { runReplayPass, type ReplayPassResult } from './replay-pass.js';
 
 export interface VerifyOptions {
@@ -192,38 +193,6 @@ function fillFromPasses(report: VerifyReport, chain: ChainSummary, defect: Defec
 }
 
 type BundleFiles = string[];
-
-/**
- * Hashes projection lines in large pieces: one hash update per row costs more than the row.
- * Lines are encoded straight into one reused buffer, so no intermediate strings are built.
- */
-class HashSink {
-  private readonly hash: Hash = createHash('sha256');
-  private readonly buffer = Buffer.allocUnsafe(1 << 18);
-  private used = 0;
-
-  write(line: string): void {
-    // A UTF-8 encoding takes at most 3 bytes per UTF-16 code unit.
-    if (this.used + line.length * 3 > this.buffer.length) {
-      this.flush();
-      if (line.length * 3 > this.buffer.length) {
-        this.hash.update(line);
-        return;
-      }
-    }
-    this.used += this.buffer.write(line, this.used);
-  }
-
-  digest(): string {
-    this.flush();
-    return this.hash.digest('hex');
-  }
-
-  private flush(): void {
-    this.hash.update(this.buffer.subarray(0, this.used));
-    this.used = 0;
-  }
-}
 
 /** Every regular file of the bundle, by its relative name; links and other file types are refused. */
 async function listBundle(dir: string): Promise<BundleFiles | Defect> {

@@ -4,6 +4,7 @@ import type { View } from './view.js';
 export function decisionsView(): View {
   return {
     file: 'decisions.jsonl',
+    sortedRows: true,
     rows(state, record) {
       if (record.type !== 'policy.decided') return [];
       const received = state.actions.get(record.data.actionId)?.received;

@@ -5,6 +5,7 @@ import type { View } from './view.js';
 export function executionsView(): View {
   return {
     file: 'executions.jsonl',
+    sortedRows: true,
     rows(_state, record) {
       if (record.type === 'execution.completed') {
         const { actionId, passId, outcome, approvedPayloadHash, executedPayloadHash, resultHash } = record.data;

@@ -31,6 +31,7 @@ export function otlpLogsView(): View {
   };
   return {
     file: 'otlp-logs.jsonl',
+    sortedRows: true,
     rows(state, record) {
       const rows = Math.floor(record.seq / RECORDS_PER_REQUEST) !== group ? flush(state) : [];
       group = Math.floor(record.seq / RECORDS_PER_REQUEST);

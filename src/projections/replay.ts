@@ -51,6 +51,6 @@ export class Replay {
   }
 
   private emit(view: View, row: object): void {
-    (this.sinks[view.file] as ProjectionSink)(`${canonicalJson(row)}\n`);
+    (this.sinks[view.file] as ProjectionSink)(`${view.sortedRows ? JSON.stringify(row) : canonicalJson(row)}\n`);
   }
 }

@@ -12,6 +12,7 @@ import type { View } from './view.js';
 export function siemView(): View {
   return {
     file: 'siem.jsonl',
+    sortedRows: true,
     rows: (state, record, leafHash) => [siemEvent(state, record, leafHash)],
   };
 }
