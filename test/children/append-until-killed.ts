@@ -33,6 +33,7 @@ import type { LedgerEvent } from '../../src/events/catalogue.js';
 import { nodeLedgerFs, type LedgerFs } from '../../src/events/ledger-fs.js';
 import { LedgerWriter, type Receipt } from '../../src/events/ledger-writer.js';
 import { allowFlow, denyFlow, stepUpFlow, type FlowContext } from '../../scripts/sample-flows.js';
+import { seededRandom } from './seeded-random.js';
 
 const PAGE = 4096;
 
@@ -50,17 +51,6 @@ function optionalInt(name: string): number | undefined {
   return parsed;
 }
 
-/** mulberry32: small, seedable, good enough to pick event shapes and cut points. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function die(): never {
   process.kill(process.pid, 'SIGKILL');
@@ -158,7 +148,7 @@ async function main(): Promise<void> {
   const seed = Buffer.from(env('SVC_CRASH_KEY_SEED'), 'hex');
   const key = signingKeyFromSeed(env('SVC_CRASH_KEY_NAME'), seed);
   const reviewer = signingKeyFromSeed('svc.test/reviewer', createHash('sha256').update(seed).update('reviewer').digest());
-  const random = rng(Number(env('SVC_CRASH_SEED')));
+  const random = seededRandom(Number(env('SVC_CRASH_SEED')));
   const run = env('SVC_CRASH_RUN');
   const loops = optionalInt('SVC_CRASH_LOOPS') ?? 16;
   const pauseMs = optionalInt('SVC_CRASH_PAUSE_MS') ?? 0;

@@ -29,6 +29,7 @@ import { SvcError } from '../../src/errors.js';
 import { scanLedger } from '../../src/events/ledger-scan.js';
 import { LedgerWriter } from '../../src/events/ledger-writer.js';
 import { tempDir } from '../support/ledger.js';
+import { seededRandom } from '../children/seeded-random.js';
 
 /** SIGKILLs per run, over all lanes. */
 const CRASH_ITERATIONS = 200;
@@ -56,16 +57,6 @@ const LOCK_STALE_MS = 10_000;
 
 type Kind = 'timed' | 'early' | 'tear' | 'recovery';
 
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function leafHash(line: Buffer): string {
   return `sha256:${createHash('sha256').update(Buffer.from([0])).update(line).digest('hex')}`;
@@ -245,7 +236,7 @@ const stats = {
 
 /** One lane: a chain of ledgers, each continued by child after child until it passes MAX_CHAIN_BYTES. */
 async function runLane(lane: number, iterations: number): Promise<void> {
-  const random = rng(SEED * 31 + lane);
+  const random = seededRandom(SEED * 31 + lane);
   const newChain = async (): Promise<string> => {
     stats.chains += 1;
     return join(await tempDir(`svc-crash-${lane}-`), '.svc', 'ledger.jsonl');

@@ -27,6 +27,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { nodeLedgerFs, type LedgerFs } from '../../src/events/ledger-fs.js';
+import { seededRandom } from '../children/seeded-random.js';
 
 export type FsLogEntry =
   | { op: 'open'; path: string; flags: string; fd: number }
@@ -164,16 +165,6 @@ function applyOp(content: Buffer, op: InodeOp): Buffer {
   return out;
 }
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface ModelOptions {
   /** Only paths under this directory are modelled; it is assumed to exist durably. */
@@ -294,7 +285,7 @@ export class PowerLossModel {
   crashPoint(index: number): CrashPoint {
     const state = this.snapshots[index];
     if (state === undefined) throw new Error(`crash point ${index} is outside the log (0..${this.log.length})`);
-    const random = mulberry32(((this.options.seed ?? 1) * 1_000_003 + index) >>> 0);
+    const random = seededRandom(((this.options.seed ?? 1) * 1_000_003 + index) >>> 0);
 
     // Names whose durable state differs from what the process sees.
     const allPaths = [...new Set([...state.names.keys(), ...state.durableNames.keys()])].sort();
