@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { ChainChecker, isDefect, type LedgerIdentity } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
 import { readLines } from '../events/line-reader.js';
+import { runOnWorker } from './worker.js';
 
 export interface ChainPassOptions {
   /** Read no further than this offset: both passes over one ledger must see the same bytes. */
@@ -75,24 +73,7 @@ export function identityOf(summary: ChainSummary, pinnedKey?: Buffer): LedgerIde
   return { origin: summary.origin, keys: summary.keys.map((key) => ({ name: key.name, publicKey: Buffer.from(key.publicKey, 'base64') })), ...(pinnedKey && { pinnedKey }) };
 }
 
-const WORKER = fileURLToPath(new URL('./chain-pass-worker.js', import.meta.url));
-
-/**
- * Runs the chain pass on a worker thread. Where the compiled worker is not beside this module
- * (running from TypeScript sources, as the unit tests do) it runs on this thread instead: the
- * result is the same, only slower.
- */
+/** The chain pass on a worker thread: it keeps only a checker and a compact range, so a small heap does. */
 export function runChainPassInWorker(path: string, options: ChainPassOptions): Promise<ChainSummary> {
-  if (!existsSync(WORKER)) return runChainPass(path, options);
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { path, options } });
-    worker.once('message', (message: { summary?: ChainSummary; error?: { code?: string; message: string } }) => {
-      if (message.summary) resolve(message.summary);
-      else reject(Object.assign(new Error(message.error?.message ?? 'chain pass failed'), { code: message.error?.code }));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`the chain pass worker exited with code ${code}`));
-    });
-  });
+  return runOnWorker(new URL('./chain-pass-worker.js', import.meta.url), { path, options }, { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 16 }, () => runChainPass(path, options));
 }

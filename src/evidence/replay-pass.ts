@@ -4,6 +4,8 @@ import { readLines } from '../events/line-reader.js';
 import { hashLeaf } from '../events/merkle.js';
 import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
+import { HashSink } from './hash-sink.js';
+import { runOnWorker, type Progress } from './worker.js';
 
 export interface ReplayPassResult {
   replay: Replay;
@@ -54,4 +56,38 @@ export async function runReplayPass(path: string, options: { end: number; sinks:
   }
   replay.finish();
   return { replay, verdicts, ...(violation && { violation }) };
+}
+
+export interface ReplayDigestOptions {
+  end: number;
+  /** The projection files to replay and digest. */
+  projections: string[];
+}
+
+/** What verification needs from a replay, as plain data that can cross threads. */
+export interface ReplayDigest {
+  digests: Record<string, string>;
+  verdicts: ReplayPassResult['verdicts'];
+  violation?: ReplayPassResult['violation'];
+  stoppedAt?: number;
+}
+
+/** Replays the named projections into sha256 digests. */
+export async function digestReplayPass(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
+  const sinks = new Map(options.projections.map((file) => [file, new HashSink()]));
+  const result = await runReplayPass(path, { end: options.end, sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
+  return {
+    digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])),
+    verdicts: result.verdicts,
+    ...(result.violation && { violation: result.violation }),
+    ...(result.stoppedAt !== undefined && { stoppedAt: result.stoppedAt }),
+  };
+}
+
+/**
+ * The replay on a worker thread, so the verifying process holds two small heaps instead of one
+ * heap that grows with the replay's allocation rate.
+ */
+export function digestReplayPassInWorker(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
+  return runOnWorker(new URL('./replay-pass-worker.js', import.meta.url), { path, options }, { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 }, () => digestReplayPass(path, options, onProgress), onProgress);
 }

@@ -11,8 +11,7 @@ import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
-import { HashSink } from './hash-sink.js';
-import { runReplayPass, type ReplayPassResult } from './replay-pass.js';
+import { digestReplayPassInWorker, type ReplayDigest } from './replay-pass.js';
 
 export interface VerifyOptions {
   /** The ledger public key (32 raw bytes) the verifier trusts; without it the genesis key is trusted. */
@@ -78,7 +77,7 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
       return fail(report, { code: 'checkpoint_signature_invalid', message: (error as Error).message, file: sidecarPath });
     }
   }
-  const { chain, replayed, defect } = await runPasses(path, options, {}, sidecarSize);
+  const { chain, replayed, defect } = await runPasses(path, options, [], sidecarSize);
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, defect);
   if (sidecar !== undefined && sidecarSize !== undefined) {
@@ -102,11 +101,11 @@ function verifySidecar(chain: ChainSummary, options: VerifyOptions, note: string
  * same bytes. The first defect in seq order wins: a line defect, or an execution whose pair
  * does not hold (judged only from records that passed the checks before it).
  */
-async function runPasses(path: string, options: VerifyOptions, sinks: Partial<Record<string, (line: string) => void>>, rootAtSize?: number): Promise<{ chain: ChainSummary; replayed: ReplayPassResult; defect?: Defect }> {
+async function runPasses(path: string, options: VerifyOptions, projections: string[], rootAtSize?: number): Promise<{ chain: ChainSummary; replayed: ReplayDigest; defect?: Defect }> {
   const end = (await stat(path)).size;
   const [chain, replayed] = await Promise.all([
     runChainPassInWorker(path, { end, ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }), ...(rootAtSize !== undefined && { rootAtSize }) }),
-    runReplayPass(path, { end, sinks, ...(options.onProgress && { onProgress: options.onProgress }) }),
+    digestReplayPassInWorker(path, { end, projections }, options.onProgress),
   ]);
   let defect = chain.defect;
   const violation = replayed.violation;
@@ -151,9 +150,7 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   }
 
   // 2. One pass over the ledger, replaying every projection into digests.
-  const projectionHashes = new Map(PROJECTION_FILES.map((file) => [file, new HashSink()]));
-  const sinks = Object.fromEntries([...projectionHashes].map(([file, sink]) => [file, (line: string) => sink.write(line)]));
-  const { chain, replayed, defect } = await runPasses(ledgerPath, options, sinks);
+  const { chain, replayed, defect } = await runPasses(ledgerPath, options, PROJECTION_FILES);
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, { ...defect, file: BUNDLE_LEDGER });
 
@@ -176,14 +173,14 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
     const name = `${BUNDLE_PROJECTIONS}/${file}`;
     const onDisk = await hashFile(join(dir, name));
     if (digests.get(name) !== onDisk) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
-    const replayed = (projectionHashes.get(file) as HashSink).digest();
-    if (replayed !== onDisk) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDisk} on disk, ${replayed} replayed)`, file: name });
+    const replayedDigest = replayed.digests[file];
+    if (replayedDigest !== onDisk) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDisk} on disk, ${replayedDigest} replayed)`, file: name });
   }
   report.uncheckpointed = 0;
   return { ...report, valid: true };
 }
 
-function fillFromPasses(report: VerifyReport, chain: ChainSummary, defect: Defect | undefined, replayed: ReplayPassResult): void {
+function fillFromPasses(report: VerifyReport, chain: ChainSummary, defect: Defect | undefined, replayed: ReplayDigest): void {
   report.records = chain.size;
   report.equivalence = replayed.verdicts;
   report.checkpoints = chain.checkpoints;

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
+
+/**
+ * Runs `script` (a compiled module beside the caller) on a worker thread with a capped heap and
+ * resolves with the one result it posts. Where the compiled script is not there (running from
+ * TypeScript sources, as the unit tests do) it runs `inThread` instead: same result, one core.
+ * The cap keeps the usual peak low; a ledger that needs more memory is not refused for it, it
+ * runs `inThread` too.
+ */
+export function runOnWorker<T>(script: URL, workerData: unknown, resourceLimits: ResourceLimits, inThread: () => Promise<T>, onProgress?: Progress): Promise<T> {
+  const file = fileURLToPath(script);
+  if (!existsSync(file)) return inThread();
+  return new Promise((resolve, reject) => {
+    let fallingBack = false;
+    const worker = new Worker(file, { workerData, resourceLimits });
+    worker.on('message', (message: { progress?: [number, number]; result?: T; error?: { code?: string; message: string } }) => {
+      if (message.progress) onProgress?.(...message.progress);
+      else if (message.error) reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+      else resolve(message.result as T);
+    });
+    worker.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') return reject(error);
+      fallingBack = true;
+      inThread().then(resolve, reject);
+    });
+    worker.once('exit', (code) => {
+      if (code !== 0 && !fallingBack) reject(new Error(`worker ${file} exited with code ${code}`));
+    });
+  });
+}
+
+export type Progress = (done: number, total: number) => void;
+
+/** The worker side: progress to post back, at most every 100 ms. */
+export function postProgress(): Progress {
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (now - last < 100 && done < total) return;
+    last = now;
+    parentPort?.postMessage({ progress: [done, total] });
+  };
+}
+
+/** The worker side: run `task` and post its result, or its error, back. */
+export async function answerFromWorker<T>(task: () => Promise<T>): Promise<void> {
+  try {
+    parentPort?.postMessage({ result: await task() });
+  } catch (error) {
+    parentPort?.postMessage({ error: { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message } });
+  }
+}

@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runOnWorker } from '../../src/evidence/worker.js';
+
+// The compiled worker (npm test builds first): runOnWorker runs compiled scripts only.
+const script = new URL('../../dist/test/children/allocating-worker.js', import.meta.url);
+
+describe('runOnWorker', () => {
+  it('has the compiled worker script to test with', () => {
+    expect(existsSync(script)).toBe(true);
+  });
+
+  it('returns what the worker answers', async () => {
+    expect(await runOnWorker(script, { megabytes: 2 }, { maxOldGenerationSizeMb: 64 }, async () => -1)).toBe(32);
+  });
+
+  it('runs the task in this thread when the worker outgrows its heap cap, instead of failing', async () => {
+    expect(await runOnWorker(script, { megabytes: 256 }, { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 }, async () => -1)).toBe(-1);
+  });
+
+  it('runs the task in this thread when the compiled script is absent', async () => {
+    expect(await runOnWorker(new URL('./no-such-worker.js', import.meta.url), {}, {}, async () => 'here')).toBe('here');
+  });
+});
