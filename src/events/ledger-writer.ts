@@ -47,6 +47,14 @@ interface Sealed {
 }
 
 const DEFAULT_CHECKPOINT_RECORDS = 1000;
+/** Commits in flight at once: one syncing while the next is written. */
+const MAX_COMMITS_IN_FLIGHT = 2;
+/**
+ * Records per commit. Closed-loop clients all wait for the sync that holds their records; with
+ * batches of at most this many, they fall into groups whose sealing overlaps another group's
+ * sync, instead of all sealing while the disk idles.
+ */
+const MAX_BATCH_RECORDS = 32;
 /** The most the envelope (v, seq, ts, stream, prevHash, type keys) adds to an event's JCS size. */
 const ENVELOPE_BYTES = 512;
 const DEFAULT_CHECKPOINT_MS = 1000;
@@ -55,25 +63,31 @@ const DEFAULT_CHECKPOINT_MS = 1000;
  * The only writer of a ledger file (DESIGN.md section 4).
  *
  * Appends are sealed synchronously (seq, ts, prevHash, canonical line, leaf hash) in call order,
- * queued, and group-committed: everything queued goes out in one positional write followed by
- * one fdatasync, and only then are the appends acknowledged. Sealing the next batch overlaps the
- * running fdatasync. A failed write or sync poisons the writer for good; recovery is a reopen.
+ * queued, and group-committed: a batch goes out in one positional write followed by one
+ * fdatasync, and only then are its appends acknowledged. Commits are pipelined: up to two are in
+ * flight, so while one batch's fdatasync runs, the clients it does not hold up seal the next one;
+ * writes happen in order and acknowledgements too. A failed write or sync poisons the writer for
+ * good, rejecting every commit after it; recovery is a reopen.
  */
 export class LedgerWriter {
   private readonly fs: LedgerFs;
   private readonly now: () => number;
   private readonly tree: CompactRange;
   private queue: Sealed[] = [];
-  private flushing: Promise<void> | undefined;
+  private pumpScheduled = false;
+  private commitsInFlight = 0;
+  /** The previous commit's write and its settling, which the next commit's write and acknowledgements wait for. */
+  private lastWritten: Promise<void> = Promise.resolve();
+  private lastSettled: Promise<void> = Promise.resolve();
   private sidecarWrite: Promise<void> = Promise.resolve();
   private pendingSidecarNote: string | undefined;
   private poisonedBy: Error | undefined;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private recordsSinceCheckpoint = 0;
-  /** Bytes known to be on disk (written and synced) and the last line among them, for fencing. */
-  private durableSize: number;
-  private durableTail: Buffer;
+  /** Where our writes end and the last line written, for fencing. */
+  private writtenSize: number;
+  private writtenTail: Buffer;
   private nextOffset: number;
   private nextSeq: number;
   private headHash: string;
@@ -91,9 +105,9 @@ export class LedgerWriter {
     this.fs = options.fs ?? nodeLedgerFs;
     this.now = options.now ?? Date.now;
     this.tree = checker.tree;
-    this.durableSize = size;
+    this.writtenSize = size;
     this.nextOffset = size;
-    this.durableTail = checker.headLine ?? Buffer.alloc(0);
+    this.writtenTail = checker.headLine ?? Buffer.alloc(0);
     this.nextSeq = checker.size;
     this.headHash = checker.headHash;
     const lastCheckpointSeq = checker.lastCheckpoint?.seq;
@@ -248,46 +262,80 @@ export class LedgerWriter {
     this.scheduleFlush();
   }
 
+  /** Commits once the current burst of appends has been sealed (a microtask later). */
   private scheduleFlush(): void {
-    if (this.flushing === undefined && this.queue.length > 0) this.flushing = this.flushLoop();
+    if (this.pumpScheduled || this.queue.length === 0) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
-  private async flushLoop(): Promise<void> {
-    try {
-      while (this.queue.length > 0 && !this.poisonedBy) {
-        await this.commit(this.takeBatch());
-      }
-    } finally {
-      this.flushing = undefined;
+  private pump(): void {
+    while (this.queue.length > 0 && this.commitsInFlight < MAX_COMMITS_IN_FLIGHT && !this.poisonedBy) {
+      this.commitsInFlight += 1;
+      const settled = this.commit(this.takeBatch());
+      this.lastSettled = settled;
+      void settled.then(() => {
+        this.commitsInFlight -= 1;
+        if (this.poisonedBy && this.commitsInFlight === 0) void this.fs.close(this.fd).catch(() => undefined);
+        this.pump();
+      });
     }
   }
 
-  /** Everything queued, up to MAX_BATCH_BYTES, so a torn tail after power loss stays bounded. */
+  /** The oldest queued records, up to MAX_BATCH_RECORDS and MAX_BATCH_BYTES (so a torn tail after power loss stays bounded). */
   private takeBatch(): Sealed[] {
     let bytes = 0;
     let count = 0;
-    while (count < this.queue.length && (count === 0 || bytes + (this.queue[count] as Sealed).line.length <= MAX_BATCH_BYTES)) {
+    while (count < this.queue.length && count < MAX_BATCH_RECORDS && (count === 0 || bytes + (this.queue[count] as Sealed).line.length <= MAX_BATCH_BYTES)) {
       bytes += (this.queue[count] as Sealed).line.length;
       count += 1;
     }
     return this.queue.splice(0, count);
   }
 
+  /**
+   * Writes after the previous commit's write, syncs, and settles after the previous commit
+   * settled: a batch is acknowledged only when it is durable and every batch before it was
+   * acknowledged. Any failure, here or earlier, rejects the batch.
+   */
   private async commit(batch: Sealed[]): Promise<void> {
+    const previousWritten = this.lastWritten;
+    const previousSettled = this.lastSettled;
+    let markWritten = (): void => undefined;
+    this.lastWritten = new Promise((resolve) => (markWritten = resolve));
     const bytes = batch.length === 1 ? (batch[0] as Sealed).line : Buffer.concat(batch.map((item) => item.line));
+    let failure: unknown;
     try {
+      await previousWritten;
+      if (this.poisonedBy) throw this.poisonedBy;
       await this.checkFence();
-      await this.fs.write(this.fd, bytes, this.durableSize);
-      await this.fs.fdatasync(this.fd);
+      await this.fs.write(this.fd, bytes, this.writtenSize);
+      this.writtenSize += bytes.length;
+      this.writtenTail = (batch[batch.length - 1] as Sealed).line.subarray(0, -1);
     } catch (error) {
-      const cause = error instanceof Error ? error : new Error(String(error));
+      failure = error;
+    } finally {
+      markWritten();
+    }
+    if (failure === undefined) {
+      try {
+        await this.fs.fdatasync(this.fd);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    await previousSettled;
+    if (failure === undefined && this.poisonedBy) failure = this.poisonedBy;
+    if (failure !== undefined) {
+      const cause = failure instanceof Error ? failure : new Error(String(failure));
       const reason = cause instanceof SvcError ? cause : new SvcError('ledger_unavailable', `ledger write failed, the writer is poisoned until restart: ${cause.message}`);
       for (const item of batch) item.reject(reason);
       this.poison(reason);
       return;
     }
-    this.durableSize += bytes.length;
-    this.durableTail = (batch[batch.length - 1] as Sealed).line.subarray(0, -1);
     let lastNote: string | undefined;
     for (const item of batch) {
       const record = item.checked.record;
@@ -304,15 +352,15 @@ export class LedgerWriter {
    * bytes only if the file still ends where we left it.
    */
   private async checkFence(): Promise<void> {
-    if (this.durableSize === 0) {
+    if (this.writtenSize === 0) {
       if ((await this.fs.read(this.fd, Buffer.alloc(1), 0)) !== 0) throw new SvcError('ledger_fenced', `${this.path} was written by another process before this writer's genesis`);
       return;
     }
-    const expected = this.durableTail.length + 1;
+    const expected = this.writtenTail.length + 1;
     const tail = Buffer.allocUnsafe(expected + 1);
-    const read = await this.fs.read(this.fd, tail, this.durableSize - expected);
-    const intact = read === expected && tail[expected - 1] === 10 && tail.subarray(0, expected - 1).equals(this.durableTail);
-    if (!intact) throw new SvcError('ledger_fenced', `${this.path} changed under this writer since byte ${this.durableSize}; another process wrote to it, so this writer stops`);
+    const read = await this.fs.read(this.fd, tail, this.writtenSize - expected);
+    const intact = read === expected && tail[expected - 1] === 10 && tail.subarray(0, expected - 1).equals(this.writtenTail);
+    if (!intact) throw new SvcError('ledger_fenced', `${this.path} changed under this writer since byte ${this.writtenSize}; another process wrote to it, so this writer stops`);
   }
 
   /** The sidecar `<ledger>.checkpoint` holds a note over every record through the newest durable in-band checkpoint. */
@@ -359,19 +407,24 @@ export class LedgerWriter {
     return undefined;
   }
 
-  /** Rejects everything pending and after; only a reopen (which recovers from disk) writes again. */
+  /**
+   * Rejects everything pending and after; only a reopen (which recovers from disk) writes again.
+   * The file is closed once no commit is in flight (a commit may still be syncing).
+   */
   private poison(error: Error): void {
     if (this.poisonedBy) return;
     this.poisonedBy = error;
     for (const item of this.queue.splice(0)) item.reject(error);
     if (this.timer) clearInterval(this.timer);
-    void this.fs.close(this.fd).catch(() => undefined);
+    if (this.commitsInFlight === 0) void this.fs.close(this.fd).catch(() => undefined);
     void this.lock.release();
   }
 
   /** Waits until everything appended so far is durable (or rejected). */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.commitsInFlight > 0 || (this.queue.length > 0 && !this.poisonedBy)) {
+      await (this.commitsInFlight > 0 ? this.lastSettled : Promise.resolve());
+    }
     await this.sidecarWrite;
   }
 

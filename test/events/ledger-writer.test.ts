@@ -212,6 +212,31 @@ describe('ledger writer', () => {
     });
   }
 
+  it('given two commits in flight, when the first sync fails after the second succeeded, then both are rejected', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    let syncs = 0;
+    const faulty: LedgerFs = {
+      ...nodeLedgerFs,
+      async fdatasync(fd) {
+        syncs += 1;
+        // Sync 1 is the genesis. Sync 2 (the first batch of 32) fails late; sync 3 (the second batch) succeeds at once.
+        if (syncs === 2) {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+        }
+        return nodeLedgerFs.fdatasync(fd);
+      },
+    };
+    const writer = await openLedger(path, { fs: faulty });
+    const outcomes = await Promise.allSettled(Array.from({ length: 64 }, (_unused, index) => writer.append(chatEvent(`act_${index}`))));
+    expect(syncs).toBeGreaterThanOrEqual(3);
+    expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    await writer.close();
+    const reopened = await openLedger(path);
+    await reopened.close();
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
+
   it('stops writing when another process changed the file (fencing)', async () => {
     const path = join(await tempDir(), 'ledger.jsonl');
     const writer = await openLedger(path);
