@@ -408,7 +408,7 @@ export const benchmark: Benchmark = {
         { label: `c${concurrency} between commits`, value: c.gap, unit: 'ms' },
       );
     }
-    console.log('  per group commit, ms (fence = fstat + tail read; between = acks, then sealing the next batch, on the main thread):');
+    console.log('  per group commit, ms (fence = one tail read; between = acks, then sealing the next batch, on the main thread):');
     console.log(table(['', 'cycle', 'fence', 'write', 'fdatasync', 'between', 'raw sync cycle'], cycleRows));
     for (const [concurrency, { writer }] of results) {
       console.log(`  c${concurrency}: ${fmtInt(writer.acked)} appends in ${fmtNum(writer.seconds, 2)} s, ${fmtInt(writer.batches.length)} group commits, ${fmtInt(writer.otherSyncs)} sidecar/directory syncs`);
