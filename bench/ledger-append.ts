@@ -162,7 +162,7 @@ interface WriterRun {
   userShare: number;
   p50: number;
   p99: number;
-  /** Mean milliseconds per group commit: fence (fstat + tail read), write, fdatasync, and the gap between one commit's fdatasync and the next commit (acks, then the next appends sealed: main-thread CPU). */
+  /** Mean milliseconds per group commit: fence (one tail read), write, fdatasync, and the gap between one commit's fdatasync and the next commit (acks, then the next appends sealed: main-thread CPU). */
   perCommit: { fence: number; write: number; fdatasync: number; gap: number };
 }
 
