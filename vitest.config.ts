@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // The JSON report feeds the plain closing line `npm test` prints (scripts/test-summary.ts).
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });
