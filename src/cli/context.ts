@@ -1,7 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { SvcError } from '../errors.js';
-import { publicKeyFromBase64 } from '../actionpass/keys.js';
-import { DEFAULT_CONFIG_FILE, DEFAULT_LEDGER_PATH, loadConfig, resolveFromConfig } from '../config/load-config.js';
 
 /** Exit codes of every command (DESIGN.md 8a). */
 export const EXIT_OK = 0;
@@ -19,6 +17,8 @@ export interface LedgerOptions {
  */
 export async function resolveLedgerPath(options: LedgerOptions): Promise<string> {
   if (options.ledger) return options.ledger;
+  // Loaded on use: start-up stays fast for commands that never read a config.
+  const { DEFAULT_CONFIG_FILE, DEFAULT_LEDGER_PATH, loadConfig, resolveFromConfig } = await import('../config/load-config.js');
   const configFile = options.config ?? ((await exists(DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   if (!configFile) return DEFAULT_LEDGER_PATH;
   const loaded = await loadConfig(configFile);
@@ -28,6 +28,7 @@ export async function resolveLedgerPath(options: LedgerOptions): Promise<string>
 /** `--pubkey` takes base64 of the 32-byte key, or a file holding it (bare, or a JSON object with `publicKey`). */
 export async function readPublicKeyOption(value: string | undefined): Promise<Buffer | undefined> {
   if (value === undefined) return undefined;
+  const { publicKeyFromBase64 } = await import('../actionpass/keys.js');
   if (/^[A-Za-z0-9+/]{43}=$/.test(value)) return publicKeyFromBase64(value);
   let text: string;
   try {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SHA256_PATTERN } from './canonical.js';
+import { EVENT_TYPES, type EventType } from './event-types.js';
 
 /**
  * The event catalogue of DESIGN.md section 5: one zod schema per ledger record type, joined in a
@@ -127,12 +128,10 @@ export const eventDataSchemas = {
   }),
   'mcp.tool.pinned': z.looseObject({ server: identifier, tool: text, definitionHash: sha256 }),
   'mcp.tool.changed': z.looseObject({ server: identifier, tool: text, pinnedHash: sha256, presentedHash: sha256 }),
-} as const;
+} as const satisfies Record<EventType, z.ZodType>;
 
-export type EventType = keyof typeof eventDataSchemas;
+export { EVENT_TYPES, type EventType };
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
-
-export const EVENT_TYPES = Object.keys(eventDataSchemas) as EventType[];
 
 const streamSchema = z.string().regex(/^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/, 'expected ledger, config, action:<id> or mcp:<name>');
 

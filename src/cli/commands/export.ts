@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { exportLedger } from '../../evidence/export-ledger.js';
 import { resolveLedgerPath, type LedgerOptions } from '../context.js';
 import { printJson, printLine, progressReporter } from '../output.js';
 
@@ -21,6 +20,7 @@ with: svc verify-export <dir> --pubkey <ledger public key>
 Example:
   svc export --out evidence/2026-11-21`)
     .action(async (options: LedgerOptions & { out: string; json?: boolean }) => {
+      const { exportLedger } = await import('../../evidence/export-ledger.js');
       const ledgerPath = await resolveLedgerPath(options);
       const progress = options.json ? undefined : progressReporter('exporting');
       const result = await exportLedger({ ledgerPath, outDir: options.out, ...(progress && { onProgress: progress.update }) });

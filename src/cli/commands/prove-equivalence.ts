@@ -1,10 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { SvcError } from '../../errors.js';
-import { canonicalJson } from '../../events/canonical.js';
 import type { Defect } from '../../events/defects.js';
 import type { EquivalenceVerdict } from '../../projections/equivalence.js';
-import { proveEquivalence, verifyEquivalenceProof } from '../../evidence/prove-equivalence.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, readPublicKeyOption, resolveLedgerPath } from '../context.js';
 import { printJson, printLine, progressReporter } from '../output.js';
 
@@ -42,6 +40,8 @@ Examples:
   svc prove-equivalence --out proof.json
   svc prove-equivalence --verify proof.json --pubkey ./ledger.pub`)
     .action(async (options: ProveCommandOptions) => {
+      const { proveEquivalence, verifyEquivalenceProof } = await import('../../evidence/prove-equivalence.js');
+      const { canonicalJson } = await import('../../events/canonical.js');
       const pinnedKey = await readPublicKeyOption(options.pubkey);
       if (options.verify) {
         const check = verifyEquivalenceProof(await readFile(options.verify, 'utf8'), pinnedKey);

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { SvcError } from '../../errors.js';
-import { toSha256 } from '../../events/canonical.js';
-import { EVENT_TYPES, type EventType } from '../../events/catalogue.js';
-import { runLedgerPass } from '../../evidence/ledger-pass.js';
-import { describeRecord, TimelineSelector, type TimelineFilter } from '../../projections/timeline.js';
+import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
+import type { TimelineFilter } from '../../projections/timeline.js';
 import { EXIT_CHECK_FAILED, resolveLedgerPath } from '../context.js';
 import { printLine, progressReporter } from '../output.js';
 
@@ -41,6 +39,9 @@ Examples:
   svc replay --agent agent:deployer --type policy.decided execution.blocked
   svc replay --since 2026-11-21T00:00:00Z --json | jq .`)
     .action(async (options: ReplayOptions) => {
+      const { toSha256 } = await import('../../events/canonical.js');
+      const { runLedgerPass } = await import('../../evidence/ledger-pass.js');
+      const { describeRecord, TimelineSelector } = await import('../../projections/timeline.js');
       const ledgerPath = await resolveLedgerPath(options);
       const selector = new TimelineSelector(parseFilter(options));
       const progress = options.json ? undefined : progressReporter('replaying');
@@ -80,7 +81,7 @@ function parseFilter(options: ReplayOptions): TimelineFilter {
   if (options.agent) filter.agentId = options.agent;
   if (options.tool) filter.tool = options.tool;
   if (options.type) {
-    const unknown = options.type.filter((type) => !(EVENT_TYPES as string[]).includes(type));
+    const unknown = options.type.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
     if (unknown.length > 0) throw new SvcError('usage', `unknown record type ${unknown.join(', ')}; known types: ${EVENT_TYPES.join(', ')}`);
     filter.types = options.type as EventType[];
   }

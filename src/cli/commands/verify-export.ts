@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { verifyExport, type VerifyReport } from '../../evidence/verify-export.js';
+import type { VerifyReport } from '../../evidence/verify-export.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, readPublicKeyOption } from '../context.js';
 import { printJson, printLine, progressReporter } from '../output.js';
 
@@ -22,6 +22,7 @@ Examples:
   svc verify-export ./evidence --pubkey ./ledger.pub
   svc verify-export .svc/ledger.jsonl --json`)
     .action(async (path: string, options: { pubkey?: string; json?: boolean }) => {
+      const { verifyExport } = await import('../../evidence/verify-export.js');
       const pinnedKey = await readPublicKeyOption(options.pubkey);
       const progress = options.json ? undefined : progressReporter('verifying');
       const report = await verifyExport(path, { ...(pinnedKey && { pinnedKey }), ...(progress && { onProgress: progress.update }) });
