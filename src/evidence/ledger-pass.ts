@@ -3,7 +3,7 @@ import { ChainChecker, isDefect, type CheckedRecord } from '../events/chain-chec
 import type { Defect } from '../events/defects.js';
 import { tornTail } from '../events/ledger-scan.js';
 import { readLines } from '../events/line-reader.js';
-import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
+import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
 
 export interface LedgerPassOptions {
@@ -36,8 +36,7 @@ export interface LedgerPassResult {
  */
 export async function runLedgerPass(path: string, options: LedgerPassOptions = {}): Promise<LedgerPassResult> {
   const checker = new ChainChecker(options.pinnedKey);
-  const replay = new Replay(options.sinks ?? {});
-  const verdicts = { equivalent: 0, blocked: 0, violated: 0 };
+  const replay = new Replay(options.sinks ?? {}, options.onVerdict);
   let bytesRead = 0;
   let defect: Defect | undefined;
   let tornTailDefect: Defect | undefined;
@@ -46,7 +45,6 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
   for await (const lines of readLines(path, { end: fileSize, onChunk: (chunk) => (bytesRead += chunk.length) })) {
     const accepted: CheckedRecord[] = [];
     const acceptedBytes: Buffer[] = [];
-    let unreplayed = 0;
     for (const line of lines) {
       const result = checker.check(line);
       if (isDefect(result)) {
@@ -54,23 +52,15 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
         else defect = result;
         break;
       }
-      if (result.record.type === 'execution.completed' || result.record.type === 'execution.blocked') {
-        // Judged against the state before this record, as the replay's views are.
-        replay.apply(accepted.slice(unreplayed));
-        unreplayed = accepted.length;
-        const verdict = judgeExecution(replay.state, result.record);
-        verdicts[verdict.status] += 1;
-        options.onVerdict?.(verdict);
-      }
       accepted.push(result);
       acceptedBytes.push(line.bytes);
     }
-    replay.apply(accepted.slice(unreplayed));
+    replay.apply(accepted);
     options.onRecords?.(accepted, acceptedBytes);
     options.onProgress?.(bytesRead, fileSize);
     if (defect || tornTailDefect) break;
   }
   if (!defect && !tornTailDefect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
   if (!defect) replay.finish();
-  return { checker, replay, verdicts, ...(defect && { defect }), ...(tornTailDefect && { tornTail: tornTailDefect }) };
+  return { checker, replay, verdicts: replay.verdicts, ...(defect && { defect }), ...(tornTailDefect && { tornTail: tornTailDefect }) };
 }

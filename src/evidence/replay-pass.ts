@@ -2,7 +2,7 @@ import type { LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import { readLines } from '../events/line-reader.js';
 import { hashLeaf } from '../events/merkle.js';
-import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
+import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
 import { HashSink } from './hash-sink.js';
 import { runOnWorker, type Progress } from './worker.js';
@@ -22,9 +22,11 @@ export interface ReplayPassResult {
  * catalogue record, and JSON.parse yields exactly the record the checks accepted).
  */
 export async function runReplayPass(path: string, options: { end: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
-  const replay = new Replay(options.sinks);
-  const verdicts = { equivalent: 0, blocked: 0, violated: 0 };
   let violation: ReplayPassResult['violation'];
+  const replay = new Replay(options.sinks, (verdict, checked) => {
+    if (verdict.status === 'violated' && !violation) violation = { verdict, offset: checked.offset };
+  });
+  const stopped = (offset: number): ReplayPassResult => ({ replay, verdicts: replay.verdicts, ...(violation && { violation }), stoppedAt: offset });
   let bytesRead = 0;
   const onChunk = (chunk: Buffer) => {
     bytesRead += chunk.length;
@@ -33,29 +35,23 @@ export async function runReplayPass(path: string, options: { end: number; sinks:
   for await (const lines of readLines(path, { end: options.end, onChunk })) {
     const batch: CheckedRecord[] = [];
     for (const line of lines) {
+      if (!line.terminated) return stopped(line.offset);
       let record: LedgerRecord;
       try {
-        if (!line.terminated) return { replay, verdicts, ...(violation && { violation }), stoppedAt: line.offset };
         record = JSON.parse(line.bytes.toString('utf8')) as LedgerRecord;
-        if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
-          replay.apply(batch.splice(0));
-          const verdict = judgeExecution(replay.state, record);
-          verdicts[verdict.status] += 1;
-          if (verdict.status === 'violated' && !violation) violation = { verdict, offset: line.offset };
-        }
       } catch {
-        return { replay, verdicts, ...(violation && { violation }), stoppedAt: line.offset };
+        return stopped(line.offset);
       }
       batch.push({ record, offset: line.offset, length: line.bytes.length + 1, leafHash: hashLeaf(line.bytes) });
     }
     try {
       replay.apply(batch);
     } catch {
-      return { replay, verdicts, ...(violation && { violation }), stoppedAt: batch[0]?.offset ?? 0 };
+      return stopped(batch[0]?.offset ?? 0);
     }
   }
   replay.finish();
-  return { replay, verdicts, ...(violation && { violation }) };
+  return { replay, verdicts: replay.verdicts, ...(violation && { violation }) };
 }
 
 export interface ReplayDigestOptions {

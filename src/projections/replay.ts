@@ -2,6 +2,7 @@ import { canonicalJson } from '../events/canonical.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import { approvalsView } from './approvals.js';
 import { decisionsView } from './decisions.js';
+import { judgeExecution, type EquivalenceVerdict } from './equivalence.js';
 import { equivalenceView, executionsView } from './executions.js';
 import { otlpLogsView } from './otlp.js';
 import { siemView } from './siem.js';
@@ -20,21 +21,35 @@ export function allViews(): View[] {
 
 export const PROJECTION_FILES = allViews().map((view) => view.file);
 
+/** Called with the equivalence verdict of each execution record, as it is replayed. */
+export type VerdictListener = (verdict: EquivalenceVerdict, checked: CheckedRecord) => void;
+
 /**
  * The one replay every consumer uses: feed records in seq order, in batches of any size, then
- * `finish`. The views see the state before each record; then `evolve` folds it in.
+ * `finish`. The views see the state before each record; then `evolve` folds it in. Every
+ * execution is judged against that same state, counted in `verdicts` and reported to `onVerdict`.
  */
 export class Replay {
   readonly state: LedgerState = initialState();
+  readonly verdicts = { equivalent: 0, blocked: 0, violated: 0 };
   private readonly views: View[];
   private finished = false;
 
-  constructor(private readonly sinks: Partial<Record<string, ProjectionSink>> = {}) {
+  constructor(
+    private readonly sinks: Partial<Record<string, ProjectionSink>> = {},
+    private readonly onVerdict?: VerdictListener,
+  ) {
     this.views = allViews().filter((view) => sinks[view.file] !== undefined);
   }
 
   apply(records: Iterable<CheckedRecord>): void {
-    for (const { record, leafHash } of records) {
+    for (const checked of records) {
+      const { record, leafHash } = checked;
+      if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
+        const verdict = judgeExecution(this.state, record);
+        this.verdicts[verdict.status] += 1;
+        this.onVerdict?.(verdict, checked);
+      }
       for (const view of this.views) {
         const rows = view.rows(this.state, record, leafHash);
         for (const row of rows) this.emit(view, row);
