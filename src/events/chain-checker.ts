@@ -62,6 +62,8 @@ export class ChainChecker {
   private originName: string | undefined;
   private lastLine: Buffer | undefined;
   lastCheckpoint: { seq: number; size: number; note: string } | undefined;
+  /** In-band checkpoints accepted so far. */
+  checkpoints = 0;
 
   /** `pinnedKey`: the key an outside party trusts; without it the genesis keys are trusted. */
   constructor(private readonly pinnedKey?: Buffer) {}
@@ -125,6 +127,12 @@ export class ChainChecker {
     return { record, offset: line.offset, length: bytes.length + 1, leafHash };
   }
 
+  /** The check once the input ends: a ledger without records has no genesis. */
+  checkEnd(): Defect | undefined {
+    if (this.expectedSeq > 0) return undefined;
+    return { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
+  }
+
   /** Format and stream are already enforced by the catalogue; what is left is the record type. */
   private acceptGenesis(record: LedgerRecord): string | undefined {
     if (record.type !== 'ledger.genesis') return `record 0 must be ledger.genesis, found ${record.type}`;
@@ -160,6 +168,7 @@ export class ChainChecker {
     const defect = this.verifyNote(data.note, seq, root);
     if (defect) return defect;
     this.lastCheckpoint = { seq, size: data.size, note: data.note };
+    this.checkpoints += 1;
     return undefined;
   }
 }

@@ -38,8 +38,6 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   const fileHash = createHash('sha256');
   let rootAtSize = options.rootAtSize === 0 ? checker.tree.root() : undefined;
   let defect: Defect | undefined;
-  let checkpoints = 0;
-  let lastCheckpointSeq = -1;
   outer: for await (const lines of readLines(path, { end: options.end, onChunk: (chunk) => fileHash.update(chunk) })) {
     for (const line of lines) {
       const result = checker.check(line);
@@ -47,14 +45,10 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
         defect = result;
         break outer;
       }
-      if (result.record.type === 'ledger.checkpoint') {
-        checkpoints += 1;
-        lastCheckpointSeq = result.record.seq;
-      }
       if (checker.size === options.rootAtSize) rootAtSize = checker.tree.root();
     }
   }
-  if (!defect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
+  defect ??= checker.checkEnd();
   return {
     ...(defect && { defect }),
     size: checker.size,
@@ -62,8 +56,8 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
     keys: checker.trustedKeys.map((key) => ({ name: key.name, publicKey: key.publicKey.toString('base64') })),
     root: checker.tree.root().toString('base64'),
     ...(rootAtSize && { rootAtSize: rootAtSize.toString('base64') }),
-    checkpoints,
-    lastCheckpointSeq,
+    checkpoints: checker.checkpoints,
+    lastCheckpointSeq: checker.lastCheckpoint?.seq ?? -1,
     fileDigest: fileHash.digest('hex'),
   };
 }

@@ -60,7 +60,7 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
     options.onProgress?.(bytesRead, fileSize);
     if (defect || tornTailDefect) break;
   }
-  if (!defect && !tornTailDefect && checker.size === 0) defect = { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the ledger has no records: every ledger starts with a genesis record' };
+  if (!tornTailDefect) defect ??= checker.checkEnd();
   if (!defect) replay.finish();
   return { checker, replay, verdicts: replay.verdicts, ...(defect && { defect }), ...(tornTailDefect && { tornTail: tornTailDefect }) };
 }
