@@ -185,3 +185,17 @@ export async function bestChild(mode: ChildMode, path: string, runs: number, end
   }
   return best as ChildReport;
 }
+
+/** Throws unless every child run verified the ledger and saw exactly `records` records. */
+export function assertValidRuns(reports: readonly ChildReport[], records: number): void {
+  for (const report of reports) {
+    if (!report.valid || report.records !== records) throw new Error(`${report.mode} ${report.path}: valid=${report.valid} records=${report.records} ${report.defect ?? ''}`);
+  }
+}
+
+/** A table of child runs over `records` records: seconds, records/s, ratio to the sha256 baseline run, peak RSS. */
+export function rateTable(records: number, baseline: ChildReport, rows: [label: string, report: ChildReport][], extra: string[][] = []): string {
+  const baselineRate = records / baseline.seconds;
+  const row = (label: string, report: ChildReport) => [label, fmtNum(report.seconds, 2), fmtInt(records / report.seconds), fmtNum(records / report.seconds / baselineRate, 3), fmtMB(report.maxRss)];
+  return table(['measure', 'seconds', 'records/s', 'vs sha256', 'peak RSS'], [...rows.map(([label, report]) => row(label, report)), ...extra]);
+}

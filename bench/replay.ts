@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ensureFixture } from './fixture.js';
-import { bestChild, fmtInt, fmtMB, fmtNum, offsetAfterRecords, runChild, table, type BenchOptions, type BenchResult, type Benchmark } from './lib.js';
+import { assertValidRuns, bestChild, fmtInt, fmtMB, fmtNum, offsetAfterRecords, rateTable, runChild, type BenchOptions, type BenchResult, type Benchmark } from './lib.js';
 
 /**
  * Replay throughput: runLedgerPass with every projection sink discarding its output, the same
@@ -25,22 +25,16 @@ export const benchmark: Benchmark = {
     const hash = await bestChild('hash', ledger, 3, end);
     const bare = await runChild('pass-bare', ledger, end);
     const sinks = await runChild('pass-sinks', ledger, end);
-    for (const report of [bare, sinks]) {
-      if (!report.valid || report.records !== records) throw new Error(`${report.mode}: valid=${report.valid} records=${report.records} ${report.defect ?? ''}`);
-    }
+    assertValidRuns([bare, sinks], records);
     const hashRate = records / hash.seconds;
     const bareRate = records / bare.seconds;
     const sinksRate = records / sinks.seconds;
-    const row = (label: string, secs: number, rss: number) => [label, fmtNum(secs, 2), fmtInt(records / secs), fmtNum(records / secs / hashRate, 3), fmtMB(rss)];
     console.log(
-      table(
-        ['measure', 'seconds', 'records/s', 'vs sha256', 'peak RSS'],
-        [
-          row('sha256 of the file (baseline)', hash.seconds, hash.maxRss),
-          row('runLedgerPass, no sinks (chain checks only)', bare.seconds, bare.maxRss),
-          row('runLedgerPass, all projection sinks (discarded)', sinks.seconds, sinks.maxRss),
-        ],
-      ),
+      rateTable(records, hash, [
+        ['sha256 of the file (baseline)', hash],
+        ['runLedgerPass, no sinks (chain checks only)', bare],
+        ['runLedgerPass, all projection sinks (discarded)', sinks],
+      ]),
     );
     const projectionShare = sinks.seconds > 0 ? (sinks.seconds - bare.seconds) / sinks.seconds : 0;
     console.log(`  projections add ${fmtNum(sinks.seconds - bare.seconds, 2)} s (${fmtNum(100 * projectionShare, 1)}% of the full pass); chain checks are ${fmtNum(bare.seconds / hash.seconds, 1)}x the cost of hashing`);

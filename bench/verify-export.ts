@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { ensureFixture } from './fixture.js';
 import {
+  assertValidRuns,
   bestChild,
   fmtInt,
   fmtMB,
   fmtNum,
   printTargets,
+  rateTable,
   runChild,
-  table,
   target,
   type BenchOptions,
   type BenchResult,
@@ -34,21 +35,18 @@ export const benchmark: Benchmark = {
     const hash = await bestChild('hash', bundleLedger, 3);
     const bundle = await runChild('verify', fixture.bundleDir);
     const bare = await runChild('verify', fixture.ledgerPath);
-    for (const report of [bundle, bare]) {
-      if (!report.valid || report.records !== records) throw new Error(`verifyExport ${report.path}: valid=${report.valid} records=${report.records} ${report.defect ?? ''}`);
-    }
-
+    assertValidRuns([bundle, bare], records);
     const hashRate = records / hash.seconds;
-    const row = (label: string, secs: number, rss: number) => [label, fmtNum(secs, 2), fmtInt(records / secs), fmtNum(records / secs / hashRate, 3), fmtMB(rss)];
     console.log(
-      table(
-        ['measure', 'seconds', 'records/s', 'vs sha256', 'peak RSS'],
+      rateTable(
+        records,
+        hash,
         [
-          row('sha256 of ledger.jsonl (baseline)', hash.seconds, hash.maxRss),
-          row('verifyExport(bundle dir)', bundle.seconds, bundle.maxRss),
-          row('verifyExport(bare ledger.jsonl)', bare.seconds, bare.maxRss),
-          ['node process, modules loaded, idle', '', '', '', fmtMB(idle.maxRss)],
+          ['sha256 of ledger.jsonl (baseline)', hash],
+          ['verifyExport(bundle dir)', bundle],
+          ['verifyExport(bare ledger.jsonl)', bare],
         ],
+        [['node process, modules loaded, idle', '', '', '', fmtMB(idle.maxRss)]],
       ),
     );
     const bundleRate = records / bundle.seconds;
