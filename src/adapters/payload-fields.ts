@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/**
+ * Text fields of demo payloads. Lengths count Unicode code points, which is what a person means by
+ * "characters" (an emoji is one, not two). A lone surrogate has no UTF-8 or RFC 8785 form, so it
+ * is refused here rather than failing later when the bytes are prepared.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LINE_BREAK_OR_CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
+export function text(options: { min?: number; max: number; singleLine?: boolean }) {
+  const { min = 0, max, singleLine = false } = options;
+  return z
+    .string({ error: 'expected a string' })
+    .refine((value) => !LONE_SURROGATE.test(value), 'contains a lone surrogate, which is not valid Unicode')
+    .refine((value) => countCodePoints(value) >= min, min === 1 ? 'must not be empty' : `at least ${min} characters`)
+    .refine((value) => countCodePoints(value) <= max, `at most ${max} characters`)
+    .refine((value) => !singleLine || !LINE_BREAK_OR_CONTROL.test(value), 'must be one line without control characters');
+}
+
+function countCodePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+}
