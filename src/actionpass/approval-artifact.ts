@@ -1,0 +1,138 @@
+/**
+ * The approval artifact (DESIGN.md section 6): a compact JWS, `alg: EdDSA`, `typ: svc-approval+jwt`,
+ * `kid` = the name of a reviewer key in the trust store, in which a person approves one exact
+ * payload of one action.
+ *
+ * Deviation from DESIGN.md: the claims also carry `tenant`, so an artifact signed for another
+ * tenant (a reviewer key trusted by two workspaces) is refused (docs/tokens.md).
+ *
+ * `verifyApprovalArtifact` checks, in this order: form, `typ`, that `kid` is a trusted, unrevoked
+ * reviewer key, the signature, the claims' schema, that `approvedBy` is the identity the trust
+ * store lists for that key (a reviewer cannot approve in someone else's name), the time window,
+ * and the tenant. Whether the approval is known, unused and bound to the payload being executed
+ * is ledger state: the caller checks it (`approvalMatchesPayload` helps with the last).
+ */
+import { z } from 'zod';
+import { SHA256_PATTERN } from '../events/canonical.js';
+import { SvcError } from '../errors.js';
+import { parseCompactJws, signCompactJws, verifyCompactJws } from './jws.js';
+import type { SigningKey } from './keys.js';
+import { REVIEWER_IDENTITY_PATTERN, type TrustIndex } from './trust-store.js';
+
+export const APPROVAL_TYP = 'svc-approval+jwt';
+const DEFAULT_CLOCK_SKEW_SECONDS = 5;
+
+export type ApprovalMode = 'human' | 'policy_override';
+
+// A type, not an interface: it must be assignable to open record types.
+export type ApprovalClaims = {
+  approvalId: string;
+  actionId: string;
+  actionHash: string;
+  payloadHash: string;
+  /** `user:<email>`; must be the identity the signing key is listed for. */
+  approvedBy: string;
+  mode: ApprovalMode;
+  reason: string;
+  iat: number;
+  exp: number;
+  /** svc addition: the tenant the approval is valid in. */
+  tenant: string;
+};
+
+export type ApprovalRefusal = 'approval_invalid' | 'approval_expired' | 'approval_tenant_mismatch';
+
+export type ApprovalCheck = { ok: true; claims: ApprovalClaims; kid: string } | { ok: false; reason: ApprovalRefusal; message: string };
+
+export interface ApprovalExpectations {
+  trust: TrustIndex;
+  nowMs: number;
+  tenant: string;
+  /** Tolerated clock difference between reviewer and verifier. Default 5 s. */
+  clockSkewSeconds?: number;
+}
+
+const NO_CONTROL = /^[^\p{Cc}]*$/u;
+const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'contains control characters');
+// The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
+const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
+const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
+const numericDate = z.number().int().min(0);
+
+const claimsSchema = z
+  .strictObject({
+    approvalId: identifier,
+    actionId: identifier,
+    actionHash: hash,
+    payloadHash: hash,
+    approvedBy: z.string().regex(REVIEWER_IDENTITY_PATTERN, 'expected user:<email>'),
+    mode: z.enum(['human', 'policy_override']),
+    // Free text from a person: tabs and line feeds are fine, other control characters are not.
+    reason: z.string().max(4096).regex(/^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/u, 'contains control characters other than tab and line feed'),
+    iat: numericDate,
+    exp: numericDate,
+    tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
+  })
+  .refine((claims) => claims.iat <= claims.exp, 'exp is before iat: the approval is never valid');
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(claims)'}: ${issue.message}`).join('; ');
+}
+
+/**
+ * Signs an approval artifact with a reviewer key. The claims are held to the verifier's schema
+ * (`approval_claims_invalid` otherwise); that the key is listed for `approvedBy` is checked by
+ * the verifier, against the trust store, which the signer may not have.
+ */
+export function signApprovalArtifact(key: SigningKey, claims: ApprovalClaims): string {
+  const parsed = claimsSchema.safeParse(claims);
+  if (!parsed.success) throw new SvcError('approval_claims_invalid', `cannot sign an approval artifact with these claims: ${describeIssues(parsed.error)}`);
+  return signCompactJws(key, { typ: APPROVAL_TYP, kid: key.name }, parsed.data);
+}
+
+function refuse(reason: ApprovalRefusal, message: string): ApprovalCheck {
+  return { ok: false, reason, message };
+}
+
+function isoSeconds(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  return Number.isFinite(date.getTime()) ? date.toISOString() : String(seconds);
+}
+
+/** Checks an approval artifact's signature, signer and claims; see the module comment. Never throws on hostile input. */
+export function verifyApprovalArtifact(token: string, expected: ApprovalExpectations): ApprovalCheck {
+  const parsed = parseCompactJws(token);
+  if (parsed === undefined) {
+    return refuse('approval_invalid', 'not a well-formed approval artifact: expected a compact JWS of three unpadded base64url parts with a header of exactly alg "EdDSA", typ and kid, and JSON object claims');
+  }
+  const { typ, kid } = parsed.header;
+  if (typ !== APPROVAL_TYP) return refuse('approval_invalid', `header typ is ${JSON.stringify(typ)}, not "${APPROVAL_TYP}"`);
+  const resolution = expected.trust.resolve(kid, 'reviewer');
+  if (!resolution.ok) return refuse('approval_invalid', resolution.message);
+  if (!verifyCompactJws(parsed, resolution.key.publicKey)) return refuse('approval_invalid', `signature does not verify under key ${JSON.stringify(kid)}`);
+
+  const checked = claimsSchema.safeParse(parsed.claims);
+  if (!checked.success) return refuse('approval_invalid', `claims are invalid: ${describeIssues(checked.error)}`);
+  const claims: ApprovalClaims = checked.data;
+  if (claims.approvedBy !== resolution.key.reviewer) {
+    return refuse('approval_invalid', `approval ${claims.approvalId} says it was approved by ${claims.approvedBy}, but key ${JSON.stringify(kid)} belongs to ${resolution.key.reviewer ?? 'no reviewer'}`);
+  }
+
+  const skew = expected.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
+  // A NaN here would make every time comparison false and let an expired approval through.
+  if (!Number.isFinite(expected.nowMs) || !Number.isFinite(skew) || skew < 0) {
+    return refuse('approval_invalid', 'the verifier was given no valid current time or clock skew');
+  }
+  const now = expected.nowMs / 1000;
+  if (now >= claims.exp + skew) return refuse('approval_expired', `approval ${claims.approvalId} expired at ${isoSeconds(claims.exp)}`);
+  if (claims.iat > now + skew) return refuse('approval_invalid', `approval ${claims.approvalId} claims to be signed in the future, at ${isoSeconds(claims.iat)}`);
+  if (claims.tenant !== expected.tenant) {
+    return refuse('approval_tenant_mismatch', `approval ${claims.approvalId} is for tenant ${claims.tenant}, not ${expected.tenant}`);
+  }
+  return { ok: true, claims, kid };
+}
+
+/** Whether the approved payload is the one about to be executed (else: `approval_payload_hash_mismatch`). */
+export function approvalMatchesPayload(claims: Pick<ApprovalClaims, 'payloadHash'>, payloadHash: string): boolean {
+  return claims.payloadHash === payloadHash;
+}
