@@ -31,6 +31,12 @@ export interface OpenLedgerOptions {
   checkpointEveryMs?: number;
   fs?: LedgerFs;
   now?: () => number;
+  /**
+   * Called synchronously with each record as it is sealed, in seq order, before it is durable.
+   * The single writer's in-memory state folds here, so a decision taken right after an append
+   * already sees it (an approval used once, a budget); nothing is acknowledged before durability.
+   */
+  onSealed?: (record: CheckedRecord) => void;
   /** Called with each batch once it is durable, in seq order: the hook live projections use. */
   onDurable?: (records: readonly CheckedRecord[]) => void;
   /** Where torn tails are kept (default `<ledger dir>/quarantine`). */
@@ -180,6 +186,16 @@ export class LedgerWriter {
     return this.nextSeq;
   }
 
+  /** The seq the first event of the next append will get (after a checkpoint that is due). */
+  get nextEventSeq(): number {
+    return this.nextSeq + (this.checkpointDue() ? 1 : 0);
+  }
+
+  private checkpointDue(): boolean {
+    const every = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
+    return every > 0 && this.recordsSinceCheckpoint >= every;
+  }
+
   get poisoned(): Error | undefined {
     return this.poisonedBy;
   }
@@ -209,12 +225,11 @@ export class LedgerWriter {
       if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
       prepared.push({ event: checked.event, dataJson });
     }
-    const checkpointEvery = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
+    // A due checkpoint goes before the batch, never inside it: the records of one append are
+    // contiguous, so a caller can name their seqs (`nextEventSeq`) before appending them.
+    if (this.checkpointDue()) this.sealCheckpoint();
     const receipts: Promise<Receipt>[] = [];
-    for (const { event, dataJson } of prepared) {
-      if (checkpointEvery > 0 && this.recordsSinceCheckpoint >= checkpointEvery) this.sealCheckpoint();
-      receipts.push(this.seal(event, dataJson));
-    }
+    for (const { event, dataJson } of prepared) receipts.push(this.seal(event, dataJson));
     this.scheduleFlush();
     return receipts;
   }
@@ -234,6 +249,7 @@ export class LedgerWriter {
     this.tree.append(leafHash);
     this.headHash = toSha256(leafHash);
     const checked: CheckedRecord = { record, offset: this.nextOffset, length: line.length, leafHash };
+    this.options.onSealed?.(checked);
     this.nextOffset += line.length;
     this.nextSeq += 1;
     this.recordsSinceCheckpoint = record.type === 'ledger.checkpoint' ? 0 : this.recordsSinceCheckpoint + 1;
