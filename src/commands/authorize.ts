@@ -1,0 +1,174 @@
+import type { NormalizedAction } from '../actionpass/action.js';
+import type { ActionPassClaims } from '../actionpass/actionpass-token.js';
+import type { ApprovalCheck } from '../actionpass/approval-artifact.js';
+import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
+import type { CompiledPolicy, PolicyDecision, PolicyMode } from '../policy/compile-policy.js';
+import type { OpenApproval, RuntimeState } from '../projections/runtime-state.js';
+import { resolvePresentedApproval, type ApprovalRefusal } from './resolve-approval.js';
+
+/**
+ * The authorization decider: given the state folded from the ledger and one normalized action,
+ * the events to append and what to answer. Pure: ids, the clock and the signer come in with the
+ * command, and nothing here touches the ledger, the network or the disk.
+ *
+ * allow      → received, decided, actionpass.issued
+ * deny       → received, decided
+ * step_up    → received, decided, approval.requested                     (no approval presented)
+ *            → received, decided, [approval.granted], actionpass.issued  (approval for this exact payload)
+ *            → received, decided, execution.blocked                      (approved payload differs)
+ *            → received, decided                                         (approval unusable: reason says why)
+ */
+export interface AuthorizeCommand {
+  action: NormalizedAction;
+  actionHash: string;
+  payloadHash: string;
+  source: ActionSource;
+  ids: { actionId: string; passId: string; approvalId: string };
+  nowMs: number;
+  /** The seq the first appended event gets: ActionPass claims name their decision record. */
+  firstSeq: number;
+  mode: PolicyMode;
+  /** The `svc-approval` header: an approval id or the artifact itself. */
+  presentedApproval?: string;
+}
+
+export interface AuthorizeDependencies {
+  policy: CompiledPolicy;
+  pass: { issuer: string; audience: string; ttlSeconds: number };
+  approvalTtlMs: number;
+  signPass(claims: ActionPassClaims): string;
+  verifyArtifact(token: string): ApprovalCheck;
+}
+
+export type AuthorizeStatus = 'decided' | 'pending_approval' | 'blocked';
+
+export interface AuthorizeOutcome {
+  events: LedgerEvent[];
+  status: AuthorizeStatus;
+  decision: PolicyDecision;
+  explanation: string;
+  /** Index in `events` of the policy.decided record. */
+  decidedIndex: number;
+  pass?: { token: string; claims: ActionPassClaims };
+  approval?: { approvalId: string; status: 'pending' | 'granted' };
+  /** The hash the pass or the approval bound: the approved half of the equivalence pair. */
+  approvedPayloadHash?: string;
+  blocked?: { reason: string; approvedPayloadHash: string; executedPayloadHash: string };
+}
+
+export function decideAuthorization(state: RuntimeState, command: AuthorizeCommand, deps: AuthorizeDependencies): AuthorizeOutcome {
+  const { action, ids } = command;
+  const stream = `action:${ids.actionId}`;
+  const decision = deps.policy.evaluate(
+    action,
+    { now: command.nowMs, countAllowed: (budget, agentId, tool) => state.budgets.countAllowed(budget, agentId, tool, command.nowMs) },
+    command.mode,
+  );
+  const received: LedgerEvent = {
+    type: 'action.received',
+    stream,
+    data: { actionId: ids.actionId, source: command.source, action, actionHash: command.actionHash, payloadHash: command.payloadHash },
+  };
+  const decided = (reasons: string[]): LedgerEvent => ({
+    type: 'policy.decided',
+    stream,
+    data: { actionId: ids.actionId, decision: decision.decision, reasons, ruleId: decision.ruleId, policyHash: decision.policyHash },
+  });
+  const issuePass = (approvalId?: string): { token: string; claims: ActionPassClaims } => {
+    const iat = Math.floor(command.nowMs / 1000);
+    const claims: ActionPassClaims = {
+      iss: deps.pass.issuer,
+      sub: action.actor.agentId,
+      aud: deps.pass.audience,
+      iat,
+      nbf: iat,
+      exp: iat + deps.pass.ttlSeconds,
+      jti: ids.passId,
+      tenant: action.actor.tenant,
+      tool: action.capability.tool,
+      resource: action.capability.resource,
+      actionId: ids.actionId,
+      actionHash: command.actionHash,
+      payloadHash: command.payloadHash,
+      policyHash: decision.policyHash,
+      decisionSeq: command.firstSeq + 1,
+      ...(approvalId !== undefined && { approvalId }),
+    };
+    return { token: deps.signPass(claims), claims };
+  };
+  const issuedEvent = (pass: { token: string; claims: ActionPassClaims }): LedgerEvent => ({
+    type: 'actionpass.issued',
+    stream,
+    data: { actionId: ids.actionId, passId: ids.passId, claims: pass.claims, token: pass.token },
+  });
+
+  if (decision.decision === 'allow') {
+    const pass = issuePass();
+    return { events: [received, decided(decision.reasons), issuedEvent(pass)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1, pass, approvedPayloadHash: command.payloadHash };
+  }
+  if (decision.decision !== 'step_up') {
+    return { events: [received, decided(decision.reasons)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1 };
+  }
+
+  if (command.presentedApproval === undefined) {
+    const requested: LedgerEvent = {
+      type: 'approval.requested',
+      stream,
+      data: { actionId: ids.actionId, approvalId: ids.approvalId, actionHash: command.actionHash, payloadHash: command.payloadHash, hosted: false },
+    };
+    return {
+      events: [received, decided(decision.reasons), requested],
+      status: 'pending_approval',
+      decision,
+      explanation: `${decision.explanation}; approval ${ids.approvalId} is pending: a reviewer approves this exact payload with \`svc approvals approve ${ids.approvalId}\`, then send the same action again with header svc-approval: ${ids.approvalId}`,
+      decidedIndex: 1,
+      approval: { approvalId: ids.approvalId, status: 'pending' },
+    };
+  }
+
+  const resolved = resolvePresentedApproval(state, command.presentedApproval, { nowMs: command.nowMs, approvalTtlMs: deps.approvalTtlMs, verifyArtifact: deps.verifyArtifact });
+  if (!resolved.ok) return refused(resolved.refusal);
+  const approval: OpenApproval = resolved.approval;
+  const requestedAction = approval.action;
+  if (requestedAction && (requestedAction.capability.tool !== action.capability.tool || requestedAction.capability.resource !== action.capability.resource)) {
+    return refused({
+      reason: 'approval_action_mismatch',
+      message: `approval ${approval.approvalId} was given for ${requestedAction.capability.tool} on ${requestedAction.capability.resource}, not ${action.capability.tool} on ${action.capability.resource}`,
+    });
+  }
+  const approvedPayloadHash = resolved.approvedPayloadHash;
+  if (approvedPayloadHash !== command.payloadHash) {
+    const blocked = { reason: 'approval_payload_hash_mismatch', approvedPayloadHash, executedPayloadHash: command.payloadHash };
+    return {
+      events: [received, decided(decision.reasons), ...resolved.events, { type: 'execution.blocked', stream, data: { actionId: ids.actionId, ...blocked } }],
+      status: 'blocked',
+      decision,
+      explanation: `blocked: the payload differs from the one approved in ${approval.approvalId} (approved ${approvedPayloadHash}, presented ${command.payloadHash}); nothing was executed (approval_payload_hash_mismatch)`,
+      decidedIndex: 1,
+      approval: { approvalId: approval.approvalId, status: 'granted' },
+      blocked,
+    };
+  }
+  const pass = issuePass(approval.approvalId);
+  return {
+    events: [received, decided(decision.reasons), ...resolved.events, issuedEvent(pass)],
+    status: 'decided',
+    decision,
+    explanation: `${decision.explanation}; approved by ${resolved.approvedBy} in ${approval.approvalId} for this exact payload, so an ActionPass was issued`,
+    decidedIndex: 1,
+    pass,
+    approval: { approvalId: approval.approvalId, status: 'granted' },
+    approvedPayloadHash,
+  };
+
+  function refused(refusal: ApprovalRefusal): AuthorizeOutcome {
+    const reasons = [...decision.reasons, refusal.reason];
+    return {
+      events: [received, decided(reasons)],
+      status: 'blocked',
+      decision: { ...decision, reasons },
+      explanation: `${decision.explanation}; the presented approval cannot be used: ${refusal.message} (${refusal.reason})`,
+      decidedIndex: 1,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import type { ApprovalCheck } from '../actionpass/approval-artifact.js';
+import type { LedgerEvent } from '../events/catalogue.js';
+import type { OpenApproval, RuntimeState } from '../projections/runtime-state.js';
+import { decideGrant } from './approve.js';
+
+export interface ApprovalRefusal {
+  reason: string;
+  message: string;
+}
+
+export type ResolvedApproval =
+  | { ok: true; approval: OpenApproval; approvedPayloadHash: string; approvedBy: string; events: LedgerEvent[] }
+  | { ok: false; refusal: ApprovalRefusal };
+
+/**
+ * Finds the approval an execution request names in its `svc-approval` header: an approval id
+ * (granted earlier), or the signed artifact itself, which grants a pending approval on the spot
+ * (the `approval.granted` event comes back in `events`). Every way it can be unusable has its
+ * own reason: unknown, used, rejected, still pending, expired, or an invalid artifact.
+ */
+export function resolvePresentedApproval(
+  state: RuntimeState,
+  presented: string,
+  options: { nowMs: number; approvalTtlMs: number; verifyArtifact(token: string): ApprovalCheck },
+): ResolvedApproval {
+  const isArtifact = presented.split('.').length === 3;
+  let approvalId = presented;
+  if (isArtifact) {
+    const check = options.verifyArtifact(presented);
+    if (!check.ok) return refuse(check.reason, check.message);
+    approvalId = check.claims.approvalId;
+  }
+  const approval = state.approval(approvalId);
+  if (!approval) {
+    const settled = state.settledApproval(approvalId);
+    if (settled === 'used') return refuse('approval_used', `approval ${approvalId} was already used by another execution; an approval is used once`);
+    if (settled === 'rejected') return refuse('approval_rejected', `approval ${approvalId} was rejected`);
+    return refuse('approval_unknown', `no approval ${safeId(approvalId)} is known to this ledger`);
+  }
+  if (approval.status === 'granted') {
+    // Re-checked at each use: the artifact may have expired, or its reviewer key been revoked.
+    const check = approval.artifact === undefined ? undefined : options.verifyArtifact(approval.artifact);
+    if (check && !check.ok) return refuse(check.reason, `the artifact that granted approval ${approvalId} no longer verifies: ${check.message}`);
+    return { ok: true, approval, approvedPayloadHash: approval.approvedPayloadHash as string, approvedBy: approval.approvedBy as string, events: [] };
+  }
+  if (!isArtifact) return refuse('approval_required', `approval ${approvalId} is still pending: a reviewer must approve it first (svc approvals approve ${approvalId})`);
+  const grant = decideGrant(state, { approvalId, artifact: presented, nowMs: options.nowMs, approvalTtlMs: options.approvalTtlMs, verifyArtifact: options.verifyArtifact });
+  if (!grant.ok) return refuse(grant.code, grant.message);
+  return { ok: true, approval, approvedPayloadHash: grant.approvedPayloadHash, approvedBy: grant.approvedBy, events: grant.events };
+}
+
+function refuse(reason: string, message: string): ResolvedApproval {
+  return { ok: false, refusal: { reason, message } };
+}
+
+/** An id as it may appear in a message: the header is caller input, so it is cut and quoted. */
+function safeId(id: string): string {
+  return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+}

@@ -1,0 +1,123 @@
+import type { NormalizedAction } from '../actionpass/action.js';
+import type { LedgerRecord } from '../events/catalogue.js';
+import { BudgetCounter } from './budgets.js';
+import { evolve, initialState, type ApprovalState, type LedgerState } from './state.js';
+
+/**
+ * What the enforcement spine needs to decide the next command, folded from the ledger by the
+ * same `evolve` every verifier uses, plus what only a live decider needs: budgets, which passes
+ * were already used, and the exact action behind each open approval (a reviewer must see the
+ * payload they approve). Fed every record in seq order, at start-up from the file and then as
+ * each record is sealed, so a decision never misses an earlier one.
+ */
+export interface OpenApproval extends ApprovalState {
+  /** The action that asked for approval, exactly as received. */
+  action?: NormalizedAction;
+  /** The granted artifact, to execute by approval id. */
+  artifact?: string;
+}
+
+/** Settled approvals remembered for their refusal reason; older ones are refused as unknown. */
+const MAX_SETTLED_APPROVALS = 100_000;
+
+export class RuntimeState {
+  readonly ledger: LedgerState = initialState();
+  readonly budgets: BudgetCounter;
+  /** jti → exp (seconds): passes already executed or blocked, kept until they expire anyway. */
+  private readonly usedPasses = new Map<string, number>();
+  /** Step-up actions between their receipt and their approval request. */
+  private readonly awaitingApproval = new Map<string, NormalizedAction>();
+  private readonly approvalActions = new Map<string, NormalizedAction>();
+  private readonly approvalArtifacts = new Map<string, string>();
+  /** Passes by jti until executed, so an execution can release their jti. */
+  private readonly passExpiry = new Map<string, number>();
+  /** How approvals that left the open set ended, so a reuse is refused as used, not as unknown. */
+  private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
+  private lastSweep = 0;
+
+  constructor(maxBudgetWindowMs: number) {
+    this.budgets = new BudgetCounter(maxBudgetWindowMs);
+  }
+
+  get size(): number {
+    return this.ledger.size;
+  }
+
+  /** Folds one record; records already folded (seq below the size) are ignored. */
+  apply(record: LedgerRecord): void {
+    if (record.seq < this.ledger.size) return;
+    this.budgets.apply(record);
+    switch (record.type) {
+      case 'action.received':
+        this.awaitingApproval.set(record.data.actionId, record.data.action as NormalizedAction);
+        break;
+      case 'policy.decided':
+        if (record.data.decision !== 'step_up') this.awaitingApproval.delete(record.data.actionId);
+        break;
+      case 'approval.requested': {
+        const action = this.awaitingApproval.get(record.data.actionId);
+        this.awaitingApproval.delete(record.data.actionId);
+        if (action) this.approvalActions.set(record.data.approvalId, action);
+        break;
+      }
+      case 'approval.granted':
+        this.approvalArtifacts.set(record.data.approvalId, record.data.artifact);
+        break;
+      case 'actionpass.issued':
+        this.awaitingApproval.delete(record.data.actionId);
+        this.passExpiry.set(record.data.passId, record.data.claims.exp);
+        break;
+      case 'execution.completed':
+        this.markPassUsed(record.data.passId);
+        break;
+      case 'execution.blocked':
+        this.awaitingApproval.delete(record.data.actionId);
+        break;
+      default:
+        break;
+    }
+    evolve(this.ledger, record);
+    for (const settled of this.ledger.settled) {
+      this.approvalActions.delete(settled.approvalId);
+      this.approvalArtifacts.delete(settled.approvalId);
+      this.settledApprovals.set(settled.approvalId, settled.status === 'rejected' ? 'rejected' : 'used');
+      if (this.settledApprovals.size > MAX_SETTLED_APPROVALS) this.settledApprovals.delete(this.settledApprovals.keys().next().value as string);
+    }
+    this.sweep(Date.parse(record.ts));
+  }
+
+  /** Marks a pass used the moment it is verified for execution, before its outcome is recorded. */
+  markPassUsed(jti: string): void {
+    this.usedPasses.set(jti, this.passExpiry.get(jti) ?? Number.MAX_SAFE_INTEGER);
+    this.passExpiry.delete(jti);
+  }
+
+  isPassUsed(jti: string): boolean {
+    return this.usedPasses.has(jti);
+  }
+
+  approval(approvalId: string): OpenApproval | undefined {
+    const approval = this.ledger.approvals.get(approvalId);
+    if (!approval) return undefined;
+    const action = this.approvalActions.get(approvalId);
+    const artifact = this.approvalArtifacts.get(approvalId);
+    return { ...approval, ...(action && { action }), ...(artifact !== undefined && { artifact }) };
+  }
+
+  settledApproval(approvalId: string): 'used' | 'rejected' | undefined {
+    return this.settledApprovals.get(approvalId);
+  }
+
+  openApprovals(): OpenApproval[] {
+    return [...this.ledger.approvals.keys()].map((id) => this.approval(id) as OpenApproval).sort((a, b) => a.requestedSeq - b.requestedSeq);
+  }
+
+  /** Forgets used passes once expired (they fail the time check anyway) and stale step-ups. */
+  private sweep(nowMs: number): void {
+    if (nowMs - this.lastSweep < 60_000) return;
+    this.lastSweep = nowMs;
+    const nowSeconds = nowMs / 1000;
+    for (const [jti, exp] of this.usedPasses) if (exp + 3600 < nowSeconds) this.usedPasses.delete(jti);
+    for (const [jti, exp] of this.passExpiry) if (exp + 3600 < nowSeconds) this.passExpiry.delete(jti);
+  }
+}
