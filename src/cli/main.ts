@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { SvcError } from '../errors.js';
-import { EXIT_USAGE } from './context.js';
+import { EXIT_CHECK_FAILED, EXIT_USAGE } from './context.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -20,7 +20,8 @@ async function main(argv: string[]): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
     else process.stderr.write(`svc: ${message} [${code}]\n`);
-    process.exitCode = EXIT_USAGE;
+    // A refused approval or pass is an answer ("the action was refused"), not a usage error.
+    process.exitCode = /^(approval|actionpass)_/.test(code) ? EXIT_CHECK_FAILED : EXIT_USAGE;
   }
 }
 

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
+import { registerApprovals } from './commands/approvals.js';
 import { registerExport } from './commands/export.js';
+import { registerKeys } from './commands/keys.js';
 import { registerProveEquivalence } from './commands/prove-equivalence.js';
+import { registerProxy } from './commands/proxy.js';
 import { registerReplay } from './commands/replay.js';
 import { registerVerifyExport } from './commands/verify-export.js';
 
@@ -12,10 +15,13 @@ export function buildProgram(): Command {
     .description('content authorization for AI agents: payload-bound decisions and a ledger anyone can verify offline')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerProxy(program);
+  registerApprovals(program);
   registerReplay(program);
   registerExport(program);
   registerVerifyExport(program);
   registerProveEquivalence(program);
+  registerKeys(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

@@ -1,0 +1,132 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { SvcError } from '../errors.js';
+import type { Enforcer, RequestOptions } from './enforcer.js';
+import { errorBody } from './error-body.js';
+import { isAllowedOrigin, isLoopbackHostHeader } from './loopback-guard.js';
+import { decisionBody } from './responses.js';
+
+/** DESIGN.md section 3: the proxy reads at most 64 KiB of body. */
+export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_APPROVAL_HEADER = 16 * 1024;
+
+/** HTTP status of each SvcError code the routes can raise; anything unlisted is a 400. */
+const STATUS_OF: Record<string, number> = {
+  ledger_unavailable: 503,
+  approval_unknown: 404,
+  approval_used: 409,
+  approval_rejected: 409,
+  approval_already_granted: 409,
+  approval_expired: 409,
+  approval_invalid: 400,
+  approval_tenant_mismatch: 403,
+  approval_payload_hash_mismatch: 409,
+};
+
+/** fastify's own errors for a body it could not read, in our error vocabulary. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', message: `the body exceeds ${MAX_BODY_BYTES} bytes` },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'send the action as JSON with content-type: application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'body_empty', message: 'the body is empty; send a normalized action (svc.action.v0) as JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'body_invalid', message: 'the content-length does not match the body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'json_invalid', message: 'the body is not valid JSON' },
+};
+
+/**
+ * The loopback proxy as a fastify instance: `/authorize`, `/actions`, the approval endpoints for
+ * tools, and `/healthz`. Every answer is either a decision (200) or the one error body.
+ */
+export function buildProxyApp(enforcer: Enforcer): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', return503OnClosing: true });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isLoopbackHostHeader(request.headers.host)) {
+      return reply.code(403).send(errorBody('host_not_loopback', 'the Host header must name this machine (localhost or a loopback address); requests for other names are refused to stop DNS rebinding'));
+    }
+    const origin = request.headers.origin;
+    if (!isAllowedOrigin(origin, request.headers.host) || request.headers['sec-fetch-site'] === 'cross-site') {
+      return reply.code(403).send(errorBody('origin_forbidden', `browser requests from ${origin ?? 'another site'} are refused; only the proxy's own origin may call it`));
+    }
+    return undefined;
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see docs/http-api.md`));
+  });
+
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+    if (known) return reply.code(known.status).send(errorBody(known.code, known.message));
+    if (error instanceof SvcError) return reply.code(STATUS_OF[error.code] ?? 400).send(errorBody(error.code, error.message));
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      // A body fastify could not parse (bad JSON, a __proto__ key): the caller's fault, never a 500.
+      return reply.code(error.statusCode).send(errorBody('body_invalid', error.message));
+    }
+    process.stderr.write(`svc proxy: internal error: ${error.stack ?? error.message}\n`);
+    return reply.code(500).send(errorBody('internal_error', 'an internal error occurred; nothing was allowed'));
+  });
+
+  app.post('/authorize', async (request, reply) => {
+    const result = await enforcer.authorize(request.body, requestOptions(request));
+    if ('invalid' in result) return invalid(reply, result.invalid);
+    return decisionBody(result);
+  });
+
+  app.post('/actions', async (request, reply) => {
+    const result = await enforcer.execute(request.body, requestOptions(request));
+    if ('invalid' in result) return invalid(reply, result.invalid);
+    return decisionBody(result);
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    const health = enforcer.health();
+    return reply.code(health.ok ? 200 : 503).send(health);
+  });
+
+  app.get('/approvals', async () => ({ approvals: enforcer.openApprovals().map(approvalSummary) }));
+
+  app.get<{ Params: { id: string } }>('/approvals/:id', async (request) => {
+    const approval = enforcer.approval(request.params.id);
+    if (!approval) throw new SvcError('approval_unknown', `no open approval ${request.params.id}`);
+    return { approval: { ...approvalSummary(approval), action: approval.action } };
+  });
+
+  app.post<{ Params: { id: string } }>('/approvals/:id/artifact', async (request) => {
+    const artifact = field(request.body, 'artifact');
+    const { approval, receipt } = await enforcer.grantApproval(request.params.id, artifact);
+    return { approval: approvalSummary(approval), ledger: { seq: receipt.seq, hash: receipt.hash } };
+  });
+
+  app.post<{ Params: { id: string } }>('/approvals/:id/reject', async (request) => {
+    const rejectedBy = field(request.body, 'rejectedBy');
+    if (!/^user:[^\s@]+@[^\s@]+$/.test(rejectedBy)) throw new SvcError('schema_invalid', 'rejectedBy must be user:<email>');
+    const receipt = await enforcer.rejectApproval(request.params.id, rejectedBy, field(request.body, 'reason'));
+    return { approval: { approvalId: request.params.id, status: 'rejected' }, ledger: { seq: receipt.seq, hash: receipt.hash } };
+  });
+
+  return app;
+}
+
+function requestOptions(request: FastifyRequest): RequestOptions {
+  const header = request.headers['svc-approval'];
+  if (header === undefined) return { source: 'proxy' };
+  if (typeof header !== 'string' || header.length === 0 || header.length > MAX_APPROVAL_HEADER) {
+    throw new SvcError('approval_invalid', 'the svc-approval header must be one approval id or one approval artifact');
+  }
+  return { source: 'proxy', presentedApproval: header.trim() };
+}
+
+function invalid(reply: FastifyReply, issues: { path: string; message: string }[]) {
+  const first = issues[0];
+  return reply.code(400).send(errorBody('schema_invalid', `not a valid svc.action.v0 action${first ? `: ${first.path}: ${first.message}` : ''}`, issues));
+}
+
+function field(body: unknown, name: string): string {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 16_384) throw new SvcError('schema_invalid', `the body needs a string field "${name}"`);
+  return value;
+}
+
+function approvalSummary(approval: { approvalId: string; actionId: string; status: string; actionHash: string; payloadHash: string; requestedAt: string; approvedBy?: string }) {
+  const { approvalId, actionId, status, actionHash, payloadHash, requestedAt } = approval;
+  return { approvalId, actionId, status, actionHash, payloadHash, requestedAt, ...(approval.approvedBy !== undefined && { approvedBy: approval.approvedBy }) };
+}

@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import { normalizeAction, type ActionIssue, type NormalizedAction } from '../actionpass/action.js';
+import { issueActionPass, verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
+import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
+import { loadPassSigner } from '../actionpass/key-ring.js';
+import type { SigningKey } from '../actionpass/keys.js';
+import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
+import { HandlerRegistry } from '../adapters/handler-registry.js';
+import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/tool-handler.js';
+import { decideGrant, decideRejection } from '../commands/approve.js';
+import { decideAuthorization, type AuthorizeOutcome } from '../commands/authorize.js';
+import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
+import type { LoadedConfig } from '../config/load-config.js';
+import { resolveFromConfig } from '../config/load-config.js';
+import type { SvcConfig } from '../config/schema.js';
+import { hashCanonical } from '../events/canonical.js';
+import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
+import type { CheckedRecord } from '../events/chain-checker.js';
+import { openLedgerWithKey } from '../events/ledger-key.js';
+import type { LedgerWriter, Receipt } from '../events/ledger-writer.js';
+import { foldLedgerFile } from '../evidence/fold-ledger.js';
+import { SvcError } from '../errors.js';
+import { compilePolicy, type CompiledPolicy, type PolicyMode } from '../policy/compile-policy.js';
+import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
+
+/**
+ * The enforcement spine without HTTP: normalize, decide, append, issue, verify again, execute,
+ * record. The proxy, the SDK and the approval commands all drive this one object, so a decision
+ * taken over HTTP and one taken in-process are the same decision with the same evidence.
+ *
+ * Every decision is made and sealed into the ledger in one synchronous step, so the state the
+ * next decision sees already holds it (a used approval, a budget); nothing is answered before the
+ * records that justify it are durable, and a ledger that cannot be written fails every request.
+ */
+export interface EnforcerOptions {
+  handlers?: readonly ToolHandler[];
+  now?: () => number;
+}
+
+export type Normalized = { ok: true; action: NormalizedAction; actionHash: string; payloadHash: string } | { ok: false; issues: ActionIssue[] };
+
+export interface Decided {
+  outcome: AuthorizeOutcome;
+  action: NormalizedAction;
+  actionId: string;
+  actionHash: string;
+  payloadHash: string;
+  receipts: Receipt[];
+}
+
+export interface Executed extends Decided {
+  execution?: { status: 'executed' | 'failed' | 'blocked'; approvedPayloadHash: string; executedPayloadHash?: string; reason?: string; result?: ExecutionResult; receipt?: Receipt };
+}
+
+export interface RequestOptions {
+  source: ActionSource;
+  mode?: PolicyMode;
+  presentedApproval?: string;
+}
+
+export class Enforcer {
+  private policy: CompiledPolicy;
+  private readonly handlers = new HandlerRegistry();
+  private readonly now: () => number;
+  private trust: TrustIndex;
+
+  private constructor(
+    private config: SvcConfig,
+    readonly configFile: string,
+    readonly writer: LedgerWriter,
+    readonly state: RuntimeState,
+    private readonly passKey: SigningKey,
+    trust: TrustIndex,
+    private readonly trustFile: string,
+    options: EnforcerOptions,
+  ) {
+    this.policy = compilePolicy(config.policy);
+    this.trust = trust;
+    this.now = options.now ?? Date.now;
+    for (const handler of options.handlers ?? []) this.handlers.register(handler);
+  }
+
+  /**
+   * Opens the ledger (recovering a torn tail), folds it into the runtime state, loads the
+   * ActionPass key and trust store, and records the configuration in force as `config.loaded`.
+   */
+  static async open(loaded: LoadedConfig, options: EnforcerOptions = {}): Promise<Enforcer> {
+    const { config } = loaded;
+    const policy = compilePolicy(config.policy);
+    const state = new RuntimeState(Math.max(0, ...policy.budgets.map((budget) => budget.windowMs)));
+    // Records sealed while the file is being folded (a recovery record, a timed checkpoint) wait here.
+    let sealedDuringReplay: CheckedRecord[] | undefined = [];
+    const ledgerPath = resolveFromConfig(loaded, config.ledger.path);
+    const writer = await openLedgerWithKey(ledgerPath, {
+      tenant: config.tenant,
+      checkpointEveryRecords: config.ledger.checkpoint.everyRecords,
+      checkpointEveryMs: config.ledger.checkpoint.everyMs,
+      onSealed: (checked) => {
+        if (sealedDuringReplay) sealedDuringReplay.push(checked);
+        else state.apply(checked.record);
+      },
+    });
+    try {
+      await foldLedgerFile(ledgerPath, state);
+      for (const checked of sealedDuringReplay) state.apply(checked.record);
+      sealedDuringReplay = undefined;
+      const { key, trust } = await loadPassSigner({ keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust), tenant: config.tenant });
+      const enforcer = new Enforcer(config, loaded.file, writer, state, key, trust, resolveFromConfig(loaded, config.keys.trust), options);
+      await enforcer.recordConfig();
+      return enforcer;
+    } catch (error) {
+      await writer.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  get tenant(): string {
+    return this.config.tenant;
+  }
+
+  get policyHash(): string {
+    return this.policy.policyHash;
+  }
+
+  get settings(): SvcConfig {
+    return this.config;
+  }
+
+  tools(): string[] {
+    return this.handlers.tools();
+  }
+
+  registerHandler(handler: ToolHandler): void {
+    this.handlers.register(handler);
+  }
+
+  normalize(input: unknown): Normalized {
+    return normalizeAction(input, this.config.tenant);
+  }
+
+  /** Decides an action and appends its records; the pass, if any, is returned only once they are durable. */
+  async authorize(input: unknown, options: RequestOptions): Promise<Decided | { invalid: ActionIssue[] }> {
+    const normalized = this.normalize(input);
+    if (!normalized.ok) return { invalid: normalized.issues };
+    return this.decide(normalized, options);
+  }
+
+  /** `/actions`: decides, and for a pass verifies it again and runs the registered handler. */
+  async execute(input: unknown, options: RequestOptions): Promise<Executed | { invalid: ActionIssue[] }> {
+    const normalized = this.normalize(input);
+    if (!normalized.ok) return { invalid: normalized.issues };
+    const handler = this.handlers.get(normalized.action.capability.tool);
+    if (!handler) throw new SvcError('handler_missing', `no handler is registered for ${normalized.action.capability.tool}; registered: ${this.handlers.tools().join(', ') || '(none)'}. Use /authorize to decide without executing.`);
+    const issues = handler.validate(normalized.action);
+    if (issues && issues.length > 0) return { invalid: issues };
+    const decided = await this.decide(normalized, options);
+    const pass = decided.outcome.pass;
+    if (!pass) return decided;
+    return { ...decided, execution: await this.runHandler(handler, decided, pass) };
+  }
+
+  /** Verifies a pass against a payload about to be sent (the SDK's `verify`), and marks it used. */
+  verifyPass(token: string, payloadHash: string): { ok: true; claims: ActionPassClaims } | { ok: false; reason: string; message: string } {
+    const check = verifyActionPass(token, {
+      trust: this.trust,
+      nowMs: this.now(),
+      audience: this.config.actionpass.audience,
+      tenant: this.config.tenant,
+      payloadHash,
+      isPassUsed: (jti) => this.state.isPassUsed(jti),
+    });
+    if (!check.ok) return check;
+    this.state.markPassUsed(check.claims.jti);
+    return { ok: true, claims: check.claims };
+  }
+
+  /** Records the outcome of an execution the caller performed itself after `verifyPass`. */
+  async recordExecution(claims: ActionPassClaims, result: { outcome: 'succeeded' | 'failed'; executedPayloadHash: string; resultHash: string }): Promise<Receipt> {
+    return this.append([executionCompleted(claims.actionId, claims.jti, claims.payloadHash, result)]).then((receipts) => receipts[0] as Receipt);
+  }
+
+  async grantApproval(approvalId: string, artifact: string): Promise<{ approval: OpenApproval; receipt: Receipt }> {
+    await this.refreshTrust();
+    const decision = decideGrant(this.state, {
+      approvalId,
+      artifact,
+      nowMs: this.now(),
+      approvalTtlMs: this.config.approvals.ttlSeconds * 1000,
+      verifyArtifact: (token) => this.verifyArtifact(token),
+    });
+    if (!decision.ok) throw new SvcError(decision.code, decision.message);
+    const [receipt] = await this.append(decision.events);
+    return { approval: this.state.approval(approvalId) as OpenApproval, receipt: receipt as Receipt };
+  }
+
+  async rejectApproval(approvalId: string, rejectedBy: string, reason: string): Promise<Receipt> {
+    const decision = decideRejection(this.state, { approvalId, rejectedBy, reason });
+    if (!decision.ok) throw new SvcError(decision.code, decision.message);
+    const [receipt] = await this.append(decision.events);
+    return receipt as Receipt;
+  }
+
+  approval(approvalId: string): OpenApproval | undefined {
+    return this.state.approval(approvalId);
+  }
+
+  openApprovals(): OpenApproval[] {
+    return this.state.openApprovals();
+  }
+
+  /**
+   * Swaps in a new policy (and pass and approval settings). The swap and its `config.loaded`
+   * record happen in one step: every decision sealed after that record used the new policy.
+   * Anything that needs a restart (tenant, ledger, keys, listen address) refuses the reload.
+   */
+  async reload(loaded: LoadedConfig): Promise<Receipt> {
+    const next = loaded.config;
+    for (const key of ['tenant', 'ledger', 'keys', 'proxy', 'adapters'] as const) {
+      if (hashCanonical(next[key]) !== hashCanonical(this.config[key])) {
+        throw new SvcError('config_reload_refused', `changing ${key} needs a restart of svc proxy; the running policy is unchanged`);
+      }
+    }
+    const policy = compilePolicy(next.policy);
+    const receipt = this.append([this.configEvent(next, policy)]);
+    this.config = next;
+    this.policy = policy;
+    return (await receipt)[0] as Receipt;
+  }
+
+  health(): { ok: boolean; ledger: { size: number; poisoned?: string }; tenant: string; policyHash: string } {
+    const poisoned = this.writer.poisoned;
+    return { ok: !poisoned, ledger: { size: this.writer.size, ...(poisoned && { poisoned: poisoned.message }) }, tenant: this.config.tenant, policyHash: this.policy.policyHash };
+  }
+
+  async close(): Promise<void> {
+    await this.writer.close();
+  }
+
+  private async recordConfig(): Promise<void> {
+    await this.append([this.configEvent(this.config, this.policy)]);
+  }
+
+  private configEvent(config: SvcConfig, policy: CompiledPolicy): LedgerEvent {
+    return { type: 'config.loaded', stream: 'config', data: { configHash: hashCanonical(config), policyHash: policy.policyHash } };
+  }
+
+  private async decide(normalized: Extract<Normalized, { ok: true }>, options: RequestOptions): Promise<Decided> {
+    if (options.presentedApproval !== undefined) await this.refreshTrust();
+    const actionId = newId('act');
+    // From here to the append nothing awaits: the decision and its records are one step.
+    const outcome = decideAuthorization(
+      this.state,
+      {
+        action: normalized.action,
+        actionHash: normalized.actionHash,
+        payloadHash: normalized.payloadHash,
+        source: options.source,
+        ids: { actionId, passId: newId('pass'), approvalId: newId('apr') },
+        nowMs: this.now(),
+        firstSeq: this.writer.nextEventSeq,
+        mode: options.mode ?? 'enforce',
+        ...(options.presentedApproval !== undefined && { presentedApproval: options.presentedApproval }),
+      },
+      {
+        policy: this.policy,
+        pass: this.config.actionpass,
+        approvalTtlMs: this.config.approvals.ttlSeconds * 1000,
+        signPass: (claims) => issueActionPass(this.passKey, claims),
+        verifyArtifact: (token) => this.verifyArtifact(token),
+      },
+    );
+    const receipts = await this.append(outcome.events);
+    return { outcome, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+  }
+
+  private async runHandler(handler: ToolHandler, decided: Decided, pass: { token: string; claims: ActionPassClaims }): Promise<NonNullable<Executed['execution']>> {
+    const approvedPayloadHash = pass.claims.payloadHash;
+    let attemptedHash: string | undefined;
+    let verified = false;
+    const context: HandlerContext = {
+      actionId: decided.actionId,
+      verifyBeforeSideEffect: (executedPayloadHash) => {
+        attemptedHash = executedPayloadHash;
+        const check = this.verifyPass(pass.token, executedPayloadHash);
+        if (!check.ok) throw new SvcError(check.reason, check.message);
+        verified = true;
+      },
+    };
+    let result: ExecutionResult;
+    try {
+      result = await handler.execute(decided.action, context);
+    } catch (error) {
+      const code = error instanceof SvcError ? error.code : 'adapter_failed';
+      if (attemptedHash === undefined) return { status: 'failed', approvedPayloadHash, reason: code };
+      if (!verified) {
+        // Refused before the side effect: the evidence is the pair that did not match.
+        const [receipt] = await this.append([executionBlocked(decided.actionId, code, approvedPayloadHash, attemptedHash)]);
+        return { status: 'blocked', approvedPayloadHash, executedPayloadHash: attemptedHash, reason: code, ...(receipt && { receipt }) };
+      }
+      result = { outcome: 'failed', executedPayloadHash: attemptedHash as `sha256:${string}`, resultHash: hashCanonical({ error: code }), result: { error: code }, error: { code, message: 'the handler failed after the pass was verified' } };
+    }
+    const [receipt] = await this.append([executionCompleted(decided.actionId, pass.claims.jti, approvedPayloadHash, result)]);
+    return { status: result.outcome === 'succeeded' ? 'executed' : 'failed', approvedPayloadHash, executedPayloadHash: result.executedPayloadHash, result, ...(receipt && { receipt }) };
+  }
+
+  private verifyArtifact(token: string) {
+    return verifyApprovalArtifact(token, { trust: this.trust, nowMs: this.now(), tenant: this.config.tenant });
+  }
+
+  /** Reviewers are added while the proxy runs (`svc keys add-reviewer`): approvals read the trust store afresh. */
+  private async refreshTrust(): Promise<void> {
+    this.trust = TrustIndex.of(await readTrustStore(this.trustFile));
+  }
+
+  private async append(events: LedgerEvent[]): Promise<Receipt[]> {
+    try {
+      return await this.writer.appendBatch(events);
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'event_invalid') throw error;
+      throw new SvcError('ledger_unavailable', `the ledger cannot be written, so nothing is allowed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url')}`;
+}
