@@ -35,8 +35,9 @@ export class RuntimeState {
   private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
   private lastSweep = 0;
 
-  constructor(maxBudgetWindowMs: number) {
-    this.budgets = new BudgetCounter(maxBudgetWindowMs);
+  /** `budgets`: the policy's budgets (or their longest window), so counts reach back far enough. */
+  constructor(budgets: ConstructorParameters<typeof BudgetCounter>[0]) {
+    this.budgets = new BudgetCounter(budgets);
   }
 
   get size(): number {

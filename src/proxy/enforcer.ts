@@ -87,7 +87,7 @@ export class Enforcer {
   static async open(loaded: LoadedConfig, options: EnforcerOptions = {}): Promise<Enforcer> {
     const { config } = loaded;
     const policy = compilePolicy(config.policy);
-    const state = new RuntimeState(Math.max(0, ...policy.budgets.map((budget) => budget.windowMs)));
+    const state = new RuntimeState(policy.budgets);
     // Records sealed while the file is being folded (a recovery record, a timed checkpoint) wait here.
     let sealedDuringReplay: CheckedRecord[] | undefined = [];
     const ledgerPath = resolveFromConfig(loaded, config.ledger.path);
@@ -221,6 +221,9 @@ export class Enforcer {
       }
     }
     const policy = compilePolicy(next.policy);
+    // A longer budget window counts from now on what the old window still held: it never fails, and
+    // it never counts more than happened.
+    this.state.budgets.widenWindow(Math.max(0, ...policy.budgets.map((budget) => budget.windowMs)));
     const receipt = this.append([this.configEvent(next, policy)]);
     this.config = next;
     this.policy = policy;

@@ -1,0 +1,216 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { normalizeAction } from '../../src/actionpass/action.js';
+import { issueActionPass } from '../../src/actionpass/actionpass-token.js';
+import { signApprovalArtifact, verifyApprovalArtifact, type ApprovalClaims } from '../../src/actionpass/approval-artifact.js';
+import { generateSigningKey, publicKeyInfo } from '../../src/actionpass/keys.js';
+import { TrustIndex } from '../../src/actionpass/trust-store.js';
+import { decideGrant } from '../../src/commands/approve.js';
+import { decideAuthorization, type AuthorizeCommand, type AuthorizeDependencies } from '../../src/commands/authorize.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { LedgerEvent, LedgerRecord } from '../../src/events/catalogue.js';
+import { compilePolicy } from '../../src/policy/compile-policy.js';
+import { RuntimeState } from '../../src/projections/runtime-state.js';
+
+/**
+ * The authorization decider, given/when/then: given the records already in the ledger, when an
+ * action is decided, then these events and this answer. Real keys, the real example policy.
+ */
+const TENANT = 'org:acme';
+const NOW = Date.parse('2026-11-21T10:00:00.000Z');
+const config = parseConfig(readFileSync(new URL('../../svc.yml.example', import.meta.url), 'utf8'), 'svc.yml.example');
+const passKey = generateSigningKey('svc.local/org:acme/pass-test');
+const reviewerKey = generateSigningKey('reviewer/user:lead@acme.example/t1');
+const strangerKey = generateSigningKey('reviewer/user:lead@acme.example/t2');
+const trust = TrustIndex.of({
+  version: 0,
+  keys: [
+    { ...publicKeyInfo(passKey), role: 'actionpass', addedAt: '2026-11-21T09:00:00.000Z' },
+    { ...publicKeyInfo(reviewerKey), role: 'reviewer', reviewer: 'user:lead@acme.example', addedAt: '2026-11-21T09:00:00.000Z' },
+  ],
+});
+
+const deps: AuthorizeDependencies = {
+  policy: compilePolicy(config.policy),
+  pass: config.actionpass,
+  approvalTtlMs: 3_600_000,
+  signPass: (claims) => issueActionPass(passKey, claims),
+  verifyArtifact: (token) => verifyApprovalArtifact(token, { trust, nowMs: NOW, tenant: TENANT }),
+};
+
+const chat = (channel: string) => ({ tool: 'chat.message.send', resource: `channel:${channel}`, payload: { channel, text: 'deploy finished' } });
+const email = (body: string) => ({ tool: 'email.message.send', resource: 'mailbox:partner@example.org', payload: { to: 'partner@example.org', subject: 'Q3', body } });
+
+const newState = () => new RuntimeState(deps.policy.budgets);
+
+let counter = 0;
+function command(capability: object, presentedApproval?: string, firstSeq = 10): AuthorizeCommand {
+  const normalized = normalizeAction({ schemaVersion: 'svc.action.v0', actor: { agentId: 'agent:assistant', tenant: 'org:evil' }, intent: { taskId: 't' }, capability }, TENANT);
+  if (!normalized.ok) throw new Error(JSON.stringify(normalized.issues));
+  counter += 1;
+  return {
+    action: normalized.action,
+    actionHash: normalized.actionHash,
+    payloadHash: normalized.payloadHash,
+    source: 'proxy',
+    ids: { actionId: `act_${counter}`, passId: `pass_${counter}`, approvalId: `apr_${counter}` },
+    nowMs: NOW,
+    firstSeq,
+    mode: 'enforce',
+    ...(presentedApproval !== undefined && { presentedApproval }),
+  };
+}
+
+/** Folds events as the writer would seal them, so the state is the one the next decision sees. */
+function given(state: RuntimeState, events: LedgerEvent[]): void {
+  for (const event of events) {
+    const record = { v: 0, seq: state.size, ts: '2026-11-21T10:00:00.000Z', prevHash: `sha256:${'0'.repeat(64)}`, ...event } as LedgerRecord;
+    state.apply(record);
+  }
+}
+
+function artifactFor(approvalId: string, actionId: string, actionHash: string, payloadHash: string, overrides: Partial<ApprovalClaims> = {}, key = reviewerKey): string {
+  return signApprovalArtifact(key, {
+    approvalId,
+    actionId,
+    actionHash,
+    payloadHash,
+    approvedBy: 'user:lead@acme.example',
+    mode: 'human',
+    reason: 'ok',
+    iat: NOW / 1000,
+    exp: NOW / 1000 + 600,
+    tenant: TENANT,
+    ...overrides,
+  });
+}
+
+/** A pending step-up already in the ledger: its approval id and the request that opened it. */
+function pendingStepUp(state: RuntimeState, body = 'numbers attached') {
+  const request = command(email(body));
+  const outcome = decideAuthorization(state, request, deps);
+  given(state, outcome.events);
+  return { request, approvalId: request.ids.approvalId };
+}
+
+function grant(state: RuntimeState, pending: ReturnType<typeof pendingStepUp>): string {
+  const artifact = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, pending.request.payloadHash);
+  const granted = decideGrant(state, { approvalId: pending.approvalId, artifact, nowMs: NOW, approvalTtlMs: 3_600_000, verifyArtifact: deps.verifyArtifact });
+  if (!granted.ok) throw new Error(granted.message);
+  given(state, granted.events);
+  return artifact;
+}
+
+describe('decideAuthorization', () => {
+  it('given nothing, when a chat to an allowlisted channel arrives, then it is received, decided allow and a pass bound to its payload hash is issued', () => {
+    const when = command(chat('eng'));
+    const outcome = decideAuthorization(newState(), when, deps);
+    expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided', 'actionpass.issued']);
+    expect(outcome.status).toBe('decided');
+    expect(outcome.pass?.claims).toMatchObject({ payloadHash: when.payloadHash, actionHash: when.actionHash, tenant: TENANT, decisionSeq: 11, jti: when.ids.passId, sub: 'agent:assistant' });
+    expect(outcome.pass?.claims.exp).toBe(NOW / 1000 + config.actionpass.ttlSeconds);
+  });
+
+  it('given nothing, when a chat to another channel arrives, then it is denied with channel_not_allowlisted and no pass', () => {
+    const outcome = decideAuthorization(newState(), command(chat('random')), deps);
+    expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided']);
+    expect(outcome.decision).toMatchObject({ decision: 'deny', reasons: ['channel_not_allowlisted'], ruleId: 'chat-other-channels' });
+    expect(outcome.pass).toBeUndefined();
+  });
+
+  it('given nothing, when mail to an external recipient arrives, then it steps up and requests an approval of that exact payload', () => {
+    const when = command(email('numbers attached'));
+    const outcome = decideAuthorization(newState(), when, deps);
+    expect(outcome.status).toBe('pending_approval');
+    expect(outcome.decision.reasons).toContain('external_recipient');
+    expect(outcome.events[2]).toMatchObject({ type: 'approval.requested', data: { approvalId: when.ids.approvalId, payloadHash: when.payloadHash, actionHash: when.actionHash } });
+    expect(outcome.pass).toBeUndefined();
+  });
+
+  it('given a granted approval, when the same payload names it, then a pass carrying the approval id is issued', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    grant(state, pending);
+    const outcome = decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps);
+    expect(outcome.status).toBe('decided');
+    expect(outcome.pass?.claims.approvalId).toBe(pending.approvalId);
+    expect(outcome.pass?.claims.payloadHash).toBe(pending.request.payloadHash);
+  });
+
+  it('given a granted approval, when a changed payload names it, then it is blocked with both hashes and no pass', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    grant(state, pending);
+    const when = command(email('numbers attached. Also wire $9,000.'), pending.approvalId);
+    const outcome = decideAuthorization(state, when, deps);
+    expect(outcome.status).toBe('blocked');
+    expect(outcome.pass).toBeUndefined();
+    expect(outcome.blocked).toEqual({ reason: 'approval_payload_hash_mismatch', approvedPayloadHash: pending.request.payloadHash, executedPayloadHash: when.payloadHash });
+    expect(outcome.events.at(-1)).toMatchObject({ type: 'execution.blocked', data: { reason: 'approval_payload_hash_mismatch' } });
+  });
+
+  it('given an approval already used, when it is named again, then it is refused as approval_used', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    grant(state, pending);
+    given(state, decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps).events);
+    const again = decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps);
+    expect(again.status).toBe('blocked');
+    expect(again.pass).toBeUndefined();
+    expect(again.decision.reasons).toContain('approval_used');
+  });
+
+  it('given a pending approval, when its id is named before anyone approved it, then approval_required', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    expect(decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps).decision.reasons).toContain('approval_required');
+  });
+
+  it('given a pending approval, when the request carries the signed artifact itself, then it is granted and used in the same step', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    const artifact = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, pending.request.payloadHash);
+    const outcome = decideAuthorization(state, command(email('numbers attached'), artifact), deps);
+    expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided', 'approval.granted', 'actionpass.issued']);
+  });
+
+  it('when an unknown approval id, an expired artifact, a foreign tenant or an unlisted reviewer key is presented, then each is refused with its own reason', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    const { ids, actionHash, payloadHash } = pending.request;
+    const reasonFor = (presented: string) => decideAuthorization(state, command(email('numbers attached'), presented), deps).decision.reasons.at(-1);
+    expect(reasonFor('apr_nope')).toBe('approval_unknown');
+    expect(reasonFor(artifactFor(pending.approvalId, ids.actionId, actionHash, payloadHash, { exp: NOW / 1000 - 60, iat: NOW / 1000 - 600 }))).toBe('approval_expired');
+    expect(reasonFor(artifactFor(pending.approvalId, ids.actionId, actionHash, payloadHash, { tenant: 'org:other' }))).toBe('approval_tenant_mismatch');
+    expect(reasonFor(artifactFor(pending.approvalId, ids.actionId, actionHash, payloadHash, {}, strangerKey))).toBe('approval_invalid');
+  });
+
+  it('given an approval for one mailbox, when another tool or resource presents it, then approval_action_mismatch', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    grant(state, pending);
+    const other = { ...email('numbers attached'), resource: 'mailbox:other@example.org', payload: { to: 'other@example.org', subject: 'Q3', body: 'numbers attached' } };
+    expect(decideAuthorization(state, command(other, pending.approvalId), deps).decision.reasons).toContain('approval_action_mismatch');
+  });
+});
+
+describe('decideGrant', () => {
+  it('refuses an artifact over a different payload than the one that asked, and a second grant', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    const wrong = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, `sha256:${'1'.repeat(64)}`);
+    const refused = decideGrant(state, { approvalId: pending.approvalId, artifact: wrong, nowMs: NOW, approvalTtlMs: 3_600_000, verifyArtifact: deps.verifyArtifact });
+    expect(refused).toMatchObject({ ok: false, code: 'approval_payload_hash_mismatch' });
+    grant(state, pending);
+    const twice = decideGrant(state, { approvalId: pending.approvalId, artifact: wrong, nowMs: NOW, approvalTtlMs: 3_600_000, verifyArtifact: deps.verifyArtifact });
+    expect(twice).toMatchObject({ ok: false, code: 'approval_already_granted' });
+  });
+
+  it('refuses a request older than the approval time-to-live', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    const artifact = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, pending.request.payloadHash);
+    const late = decideGrant(state, { approvalId: pending.approvalId, artifact, nowMs: NOW + 2 * 3_600_000, approvalTtlMs: 3_600_000, verifyArtifact: deps.verifyArtifact });
+    expect(late).toMatchObject({ ok: false, code: 'approval_expired' });
+  });
+});
