@@ -108,31 +108,53 @@ const globListSchema = z.preprocess(
   z.array(globSchema, { error: 'expected a glob or a list of globs' }).min(1, 'the list of globs is empty').max(256),
 );
 
-/** A dotted path into capability.payload; numeric segments index arrays. */
-const payloadPathSchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .superRefine((path, context) => {
-    const segments = path.split('.');
-    if (segments.some((segment) => segment === '')) context.addIssue({ code: 'custom', message: `payload path "${path}" has an empty segment; write dotted keys such as message.channel` });
-    else if (segments.length > 32) context.addIssue({ code: 'custom', message: `payload path "${path}" is deeper than 32 levels` });
-    const forbidden = segments.find((segment) => FORBIDDEN_SEGMENTS.has(segment));
-    if (forbidden !== undefined) context.addIssue({ code: 'custom', message: `payload path "${path}" names "${forbidden}", which never holds payload data` });
-  });
+/** Why a dotted path into capability.payload is refused, or undefined; numeric segments index arrays. */
+function payloadPathProblem(path: string): string | undefined {
+  const segments = path.split('.');
+  if (path.length > 256) return `payload path "${path.slice(0, 40)}..." is longer than 256 characters`;
+  if (segments.some((segment) => segment === '')) return `payload path "${path}" has an empty segment; write dotted keys such as message.channel`;
+  if (segments.length > 32) return `payload path "${path}" is deeper than 32 levels`;
+  const forbidden = segments.find((segment) => FORBIDDEN_SEGMENTS.has(segment));
+  if (forbidden !== undefined) return `payload path "${path}" names "${forbidden}", which never holds payload data`;
+  return undefined;
+}
 
-const whenSchema = z.strictObject({
-  tool: globListSchema.optional(),
-  resource: globListSchema.optional(),
-  actor: z
-    .strictObject({
-      agentId: predicateSchema.optional(),
-      humanOwner: predicateSchema.optional(),
-      runtime: predicateSchema.optional(),
-    })
-    .optional(),
-  payload: z.record(payloadPathSchema, predicateSchema).optional(),
-});
+// Keys are checked here rather than by the record's key schema, whose failure zod reports only as
+// "Invalid key in record". A `__proto__` key is caught before zod copies the record, because the
+// copy drops it silently, and a condition that vanishes would widen its rule.
+const payloadConditionsSchema = z.preprocess(
+  (value, context) => {
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+      context.addIssue({ code: 'custom', path: ['__proto__'], message: 'payload path "__proto__" never holds payload data', input: value });
+    }
+    return value;
+  },
+  z.record(z.string(), predicateSchema).superRefine((conditions, context) => {
+    for (const path of Object.keys(conditions)) {
+      const problem = payloadPathProblem(path);
+      if (problem) context.addIssue({ code: 'custom', path: [path], message: problem });
+    }
+  }),
+);
+
+const whenSchema = z.strictObject(
+  {
+    tool: globListSchema.optional(),
+    resource: globListSchema.optional(),
+    actor: z
+      .strictObject({
+        agentId: predicateSchema.optional(),
+        humanOwner: predicateSchema.optional(),
+        runtime: predicateSchema.optional(),
+      })
+      .optional(),
+    payload: payloadConditionsSchema.optional(),
+  },
+  {
+    error: (issue) =>
+      issue.input === undefined ? 'every rule needs a "when" with its conditions; write when: {} for a rule that matches every action' : 'when is a map of conditions: tool, resource, actor, payload',
+  },
+);
 
 const reasonSchema = z.string().regex(REASON_CODE_PATTERN, 'a reason code is snake_case: a lowercase letter, then lowercase letters, digits or "_" (at most 64)');
 
@@ -157,7 +179,7 @@ const budgetSchema = z.strictObject({
   window: z
     .string({ error: 'window is a duration such as 30s, 15m, 1h or 7d' })
     .regex(WINDOW_PATTERN, 'window is a duration such as 30s, 15m, 1h or 7d')
-    .refine((window) => parseWindow(window) !== undefined, 'a window is at most 31d'),
+    .refine((window) => !WINDOW_PATTERN.test(window) || parseWindow(window) !== undefined, 'a window is at most 31d'),
 });
 export type BudgetConfig = z.infer<typeof budgetSchema>;
 

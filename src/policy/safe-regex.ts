@@ -24,7 +24,7 @@ export function regexProblem(pattern: string): string | undefined {
   try {
     new RegExp(body, flags);
   } catch (error) {
-    return `not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`;
+    return `not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '')}`;
   }
   return backtrackingProblem(body);
 }
