@@ -10,7 +10,7 @@ import { formatScalarList, formatOperand } from './value-format.js';
  * A rule compiled into conditions over an action: tool, resource, actor fields, payload fields,
  * in that order (the order in which "the first failed condition" is reported). A rule matches
  * when none of its conditions fails and, for an allow rule, every one of them holds: a condition
- * left undetermined (a missing field, a value of the wrong kind) keeps an allow rule from
+ * left undetermined (a value of the wrong kind, a missing field under not_in or not_glob) keeps an allow rule from
  * matching and makes a deny or step_up rule match. Doubt never widens what is allowed, and
  * always lets a restriction apply.
  */

@@ -5,11 +5,16 @@ import { compileAnchoredRegex } from './safe-regex.js';
 import { formatScalarList, formatOperand, formatValue } from './value-format.js';
 
 /**
- * Predicates over one field of an action, in three-valued logic. A predicate `holds` or `fails`
- * when the field has a value of the kind the operator compares; when the field is missing, or has
- * the wrong kind (a list where a string was expected, a string where `lt` needs a number), the
- * answer is `undetermined`, and the rule decides what that means (compile-policy.ts): an allow
- * rule does not match, a deny or step_up rule does. Only `exists` is never undetermined.
+ * Predicates over one field of an action, in three-valued logic: a predicate `holds`, `fails`, or
+ * is `undetermined` when the value cannot be judged. What that means is up to the rule
+ * (compile-rule.ts): doubt keeps an allow rule from matching and makes a deny or step_up rule
+ * match. Doubt arises two ways:
+ *
+ * - a value of the wrong kind: a list or object where a single value was expected, a number for
+ *   `glob` or `regex`, text for `lt`; an agent must not dodge a rule by changing a field's type;
+ * - a missing field under `not_in` or `not_glob`: "not on the allowlist" cannot be confirmed for
+ *   a value that is not there. The positive operators simply fail on a missing field (there is
+ *   nothing that equals, is in, or matches anything), and `exists` is never in doubt.
  */
 export type Verdict = 'holds' | 'fails' | 'undetermined';
 
@@ -28,6 +33,8 @@ type Operand = 'scalar' | 'string' | 'number' | 'anything';
 interface CompiledOperator {
   label: string;
   accepts: Operand;
+  /** The verdict on a missing field, for operators that compare a value. */
+  whenMissing: Verdict;
   /** Called only with a value of the accepted kind. */
   holds(value: unknown): boolean;
   describeHolds(field: string, value: unknown): string;
@@ -64,7 +71,7 @@ export function compilePredicate(predicate: Predicate): CompiledPredicate {
 }
 
 function testOperator(operator: CompiledOperator, value: unknown): Verdict {
-  if (operator.accepts !== 'anything' && !isKind(value, operator.accepts)) return 'undetermined';
+  if (operator.accepts !== 'anything' && !isKind(value, operator.accepts)) return value === MISSING ? operator.whenMissing : 'undetermined';
   return operator.holds(value) ? 'holds' : 'fails';
 }
 
@@ -112,6 +119,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `equals ${formatOperand(expected)}`,
         accepts: 'scalar',
+        whenMissing: 'fails',
         holds: (value) => value === expected,
         describeHolds: (field) => `${field} is ${formatValue(expected)}`,
       };
@@ -125,6 +133,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `${operator} ${shown}`,
         accepts: 'scalar',
+        whenMissing: negated ? 'undetermined' : 'fails',
         holds: (value) => members.has(value) !== negated,
         describeHolds: (field, value) => `${field} ${formatValue(value)} is ${negated ? 'not ' : ''}in ${shown}`,
       };
@@ -137,6 +146,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `${operator} ${formatOperand(glob)}`,
         accepts: 'string',
+        whenMissing: negated ? 'undetermined' : 'fails',
         holds: (value) => matches(value as string) !== negated,
         describeHolds: (field, value) => `${field} ${formatValue(value)} ${negated ? 'does not match' : 'matches'} ${formatOperand(glob)}`,
       };
@@ -147,6 +157,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `regex ${JSON.stringify(pattern)}`,
         accepts: 'string',
+        whenMissing: 'fails',
         holds: (value) => regex.test(value as string),
         describeHolds: (field, value) => `${field} ${formatValue(value)} matches the regex ${JSON.stringify(pattern)}`,
       };
@@ -160,6 +171,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `${operator} ${bound}`,
         accepts: 'number',
+        whenMissing: 'fails',
         holds: (value) => comparison.holds(value as number, bound),
         describeHolds: (field, value) => `${field} ${formatValue(value)} ${comparison.words} ${bound}`,
       };
@@ -169,6 +181,7 @@ function compileOperator(object: OperatorObject): CompiledOperator {
       return {
         label: `exists ${wanted}`,
         accepts: 'anything',
+        whenMissing: wanted ? 'fails' : 'holds',
         holds: (value) => (value !== MISSING) === wanted,
         describeHolds: (field) => `${field} is ${wanted ? 'present' : 'absent'}`,
       };

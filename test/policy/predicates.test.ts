@@ -14,26 +14,26 @@ function predicate(yaml: string) {
 type Case = [value: unknown, verdict: Verdict];
 
 const OPERATORS: Record<string, { yaml: string; label: string; cases: Case[] }> = {
-  'a bare scalar (equals)': { yaml: 'eng', label: 'equals eng', cases: [['eng', 'holds'], ['ops', 'fails'], [5, 'fails'], [null, 'fails'], [['eng'], 'undetermined'], [{ eng: 1 }, 'undetermined'], [MISSING, 'undetermined']] },
-  equals: { yaml: '{ equals: 5 }', label: 'equals 5', cases: [[5, 'holds'], ['5', 'fails'], [6, 'fails'], [MISSING, 'undetermined']] },
-  'equals null': { yaml: '{ equals: null }', label: 'equals null', cases: [[null, 'holds'], ['null', 'fails'], [MISSING, 'undetermined']] },
+  'a bare scalar (equals)': { yaml: 'eng', label: 'equals eng', cases: [['eng', 'holds'], ['ops', 'fails'], [5, 'fails'], [null, 'fails'], [['eng'], 'undetermined'], [{ eng: 1 }, 'undetermined'], [MISSING, 'fails']] },
+  equals: { yaml: '{ equals: 5 }', label: 'equals 5', cases: [[5, 'holds'], ['5', 'fails'], [6, 'fails'], [MISSING, 'fails']] },
+  'equals null': { yaml: '{ equals: null }', label: 'equals null', cases: [[null, 'holds'], ['null', 'fails'], [MISSING, 'fails']] },
   'equals false': { yaml: '{ equals: false }', label: 'equals false', cases: [[false, 'holds'], [0, 'fails'], ['', 'fails']] },
-  in: { yaml: '{ in: [eng, ops, 7] }', label: 'in [eng, ops, 7]', cases: [['eng', 'holds'], [7, 'holds'], ['7', 'fails'], ['random', 'fails'], [['eng'], 'undetermined'], [MISSING, 'undetermined']] },
+  in: { yaml: '{ in: [eng, ops, 7] }', label: 'in [eng, ops, 7]', cases: [['eng', 'holds'], [7, 'holds'], ['7', 'fails'], ['random', 'fails'], [['eng'], 'undetermined'], [MISSING, 'fails']] },
   not_in: { yaml: '{ not_in: [eng, ops] }', label: 'not_in [eng, ops]', cases: [['random', 'holds'], [3, 'holds'], ['eng', 'fails'], [['random'], 'undetermined'], [MISSING, 'undetermined']] },
-  glob: { yaml: '{ glob: "*@acme.example" }', label: 'glob *@acme.example', cases: [['ana@acme.example', 'holds'], ['ana@acme.example.evil', 'fails'], [42, 'undetermined'], [MISSING, 'undetermined']] },
+  glob: { yaml: '{ glob: "*@acme.example" }', label: 'glob *@acme.example', cases: [['ana@acme.example', 'holds'], ['ana@acme.example.evil', 'fails'], [42, 'undetermined'], [MISSING, 'fails']] },
   not_glob: { yaml: '{ not_glob: "*@acme.example" }', label: 'not_glob *@acme.example', cases: [['bob@gmail.com', 'holds'], ['ana@acme.example', 'fails'], [['bob@gmail.com'], 'undetermined'], [MISSING, 'undetermined']] },
-  regex: { yaml: '{ regex: "(?i)select\\\\b.*" }', label: 'regex "(?i)select\\\\b.*"', cases: [['SELECT * FROM t', 'holds'], ['select 1\nfrom t', 'holds'], ['with x as (select 1) delete', 'fails'], [1, 'undetermined'], [MISSING, 'undetermined']] },
-  lt: { yaml: '{ lt: 100 }', label: 'lt 100', cases: [[99.5, 'holds'], [100, 'fails'], [101, 'fails'], ['5', 'undetermined'], [MISSING, 'undetermined']] },
+  regex: { yaml: '{ regex: "(?i)select\\\\b.*" }', label: 'regex "(?i)select\\\\b.*"', cases: [['SELECT * FROM t', 'holds'], ['select 1\nfrom t', 'holds'], ['with x as (select 1) delete', 'fails'], [1, 'undetermined'], [MISSING, 'fails']] },
+  lt: { yaml: '{ lt: 100 }', label: 'lt 100', cases: [[99.5, 'holds'], [100, 'fails'], [101, 'fails'], ['5', 'undetermined'], [MISSING, 'fails']] },
   lte: { yaml: '{ lte: 100 }', label: 'lte 100', cases: [[100, 'holds'], [-3, 'holds'], [100.01, 'fails'], [true, 'undetermined']] },
   gt: { yaml: '{ gt: 1000 }', label: 'gt 1000', cases: [[1001, 'holds'], [1000, 'fails'], ['5000', 'undetermined'], [null, 'undetermined']] },
   gte: { yaml: '{ gte: 0 }', label: 'gte 0', cases: [[0, 'holds'], [-1, 'fails'], [[1], 'undetermined']] },
   'exists: true': { yaml: '{ exists: true }', label: 'exists true', cases: [['x', 'holds'], [null, 'holds'], [[], 'holds'], [MISSING, 'fails']] },
   'exists: false': { yaml: '{ exists: false }', label: 'exists false', cases: [[MISSING, 'holds'], [null, 'fails'], ['', 'fails']] },
-  'a list (all must hold)': { yaml: '[{ gte: 10 }, { lt: 100 }]', label: 'gte 10 and lt 100', cases: [[10, 'holds'], [99, 'holds'], [9, 'fails'], [100, 'fails'], ['50', 'undetermined'], [MISSING, 'undetermined']] },
+  'a list (all must hold)': { yaml: '[{ gte: 10 }, { lt: 100 }]', label: 'gte 10 and lt 100', cases: [[10, 'holds'], [99, 'holds'], [9, 'fails'], [100, 'fails'], ['50', 'undetermined'], [MISSING, 'fails']] },
   'a list where one part fails outright': { yaml: '[{ exists: true }, { in: [a] }]', label: 'exists true and in [a]', cases: [[MISSING, 'fails'], [['a'], 'undetermined'], ['a', 'holds']] },
 };
 
-describe('predicates: three-valued, one operator per object', () => {
+describe('predicates: three-valued; a missing field fails, except under not_in / not_glob (undetermined) and exists', () => {
   for (const [name, { yaml, label, cases }] of Object.entries(OPERATORS)) {
     it(`${name}: ${cases.map(([value, verdict]) => `${value === MISSING ? 'missing' : JSON.stringify(value)} ${verdict}`).join(', ')}`, () => {
       const compiled = predicate(yaml);
@@ -70,7 +70,7 @@ rules:
       .then({ decision: 'deny', ruleId: 'chat-other-channels', reasons: ['channel_not_allowlisted'] });
     expect(decision.explanation).toBe('denied by rule chat-other-channels: channel is missing, and a deny rule applies when a value it checks is missing or not comparable (channel_not_allowlisted)');
     expect(decision.trace).toEqual([
-      { ruleId: 'chat-allowlisted-channels', matched: false, failed: 'payload.channel in [eng, ops, deploys] (missing or not comparable)' },
+      { ruleId: 'chat-allowlisted-channels', matched: false, failed: 'payload.channel in [eng, ops, deploys]' },
       { ruleId: 'chat-other-channels', matched: true, undetermined: 'payload.channel not_in [eng, ops, deploys] (missing or not comparable)' },
     ]);
   });
@@ -115,6 +115,16 @@ rules:
       .then({ decision: 'allow', ruleId: 'chat', trace: [{ ruleId: 'other-tool', matched: false, failed: 'tool matches sql.query.run' }, { ruleId: 'chat', matched: true }] });
   });
 
+  it('given a deny on a field some actions leave out, an action without the field is not denied by it', () => {
+    givenPolicy(`
+rules:
+  - { id: chat, when: { tool: chat.message.send }, decision: allow }
+  - { id: secrets, when: { payload: { attachment: { regex: ".*[.]pem" } } }, decision: deny }
+`)
+      .whenEvaluating({ payload: { text: 'hi' } })
+      .then({ decision: 'allow', trace: [{ ruleId: 'chat', matched: true }, { ruleId: 'secrets', matched: false, failed: 'payload.attachment regex ".*[.]pem"' }] });
+  });
+
   it('exists: false is the one way to match a missing field on purpose', () => {
     givenPolicy(`
 rules:
@@ -146,7 +156,7 @@ rules:
     decision: allow
 `);
     policy.whenEvaluating({ actor: { agentId: 'agent:deployer', humanOwner: 'user:ana@acme.example' } }).then({ decision: 'allow' });
-    policy.whenEvaluating({ actor: { agentId: 'agent:deployer' } }).then({ decision: 'deny', trace: [{ ruleId: 'owned-deployers', matched: false, failed: 'actor.humanOwner glob user:*@acme.example (missing or not comparable)' }] });
+    policy.whenEvaluating({ actor: { agentId: 'agent:deployer' } }).then({ decision: 'deny', trace: [{ ruleId: 'owned-deployers', matched: false, failed: 'actor.humanOwner glob user:*@acme.example' }] });
     policy.whenEvaluating({ actor: { agentId: 'agent:intern', humanOwner: 'user:ana@acme.example' } }).then({ decision: 'deny', trace: [{ ruleId: 'owned-deployers', matched: false, failed: 'actor.agentId glob agent:deploy*' }] });
   });
 });
