@@ -109,6 +109,7 @@ export function stepUpFlow(context: FlowContext, ids: StepUpIds, firstSeq: numbe
     reason: 'partner expects the numbers',
     iat: context.issuedAt,
     exp: context.issuedAt + 3600,
+    tenant: context.tenant,
   });
   const events: LedgerEvent[] = [
     received(ids.requestActionId, request),

@@ -25,8 +25,8 @@ export interface AuthorizeCommand {
   source: ActionSource;
   ids: { actionId: string; passId: string; approvalId: string };
   nowMs: number;
-  /** The seq the first appended event gets: ActionPass claims name their decision record. */
-  firstSeq: number;
+  /** The seq the policy.decided record (the second event) will get: an ActionPass names it. */
+  decisionSeq: number;
   mode: PolicyMode;
   /** The `svc-approval` header: an approval id or the artifact itself. */
   presentedApproval?: string;
@@ -91,7 +91,7 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
       actionHash: command.actionHash,
       payloadHash: command.payloadHash,
       policyHash: decision.policyHash,
-      decisionSeq: command.firstSeq + 1,
+      decisionSeq: command.decisionSeq,
       ...(approvalId !== undefined && { approvalId }),
     };
     return { token: deps.signPass(claims), claims };

@@ -186,9 +186,27 @@ export class LedgerWriter {
     return this.nextSeq;
   }
 
-  /** The seq the first event of the next append will get (after a checkpoint that is due). */
-  get nextEventSeq(): number {
-    return this.nextSeq + (this.checkpointDue() ? 1 : 0);
+  /**
+   * The seqs the events of an append of `count` events made now will get. Checkpoints fall every
+   * N records wherever a batch splits (so the file does not depend on batching), and a caller that
+   * must name a record's seq inside that record's own batch (an ActionPass names its decision)
+   * asks here first; nothing can be sealed in between, since sealing is synchronous.
+   */
+  nextEventSeqs(count: number): number[] {
+    const every = this.options.checkpointEveryRecords ?? DEFAULT_CHECKPOINT_RECORDS;
+    const seqs: number[] = [];
+    let seq = this.nextSeq;
+    let sinceCheckpoint = this.recordsSinceCheckpoint;
+    for (let index = 0; index < count; index += 1) {
+      if (every > 0 && sinceCheckpoint >= every) {
+        seq += 1;
+        sinceCheckpoint = 0;
+      }
+      seqs.push(seq);
+      seq += 1;
+      sinceCheckpoint += 1;
+    }
+    return seqs;
   }
 
   private checkpointDue(): boolean {
@@ -225,11 +243,11 @@ export class LedgerWriter {
       if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
       prepared.push({ event: checked.event, dataJson });
     }
-    // A due checkpoint goes before the batch, never inside it: the records of one append are
-    // contiguous, so a caller can name their seqs (`nextEventSeq`) before appending them.
-    if (this.checkpointDue()) this.sealCheckpoint();
     const receipts: Promise<Receipt>[] = [];
-    for (const { event, dataJson } of prepared) receipts.push(this.seal(event, dataJson));
+    for (const { event, dataJson } of prepared) {
+      if (this.checkpointDue()) this.sealCheckpoint();
+      receipts.push(this.seal(event, dataJson));
+    }
     this.scheduleFlush();
     return receipts;
   }

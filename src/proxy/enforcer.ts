@@ -260,7 +260,7 @@ export class Enforcer {
         source: options.source,
         ids: { actionId, passId: newId('pass'), approvalId: newId('apr') },
         nowMs: this.now(),
-        firstSeq: this.writer.nextEventSeq,
+        decisionSeq: this.writer.nextEventSeqs(2)[1] as number,
         mode: options.mode ?? 'enforce',
         ...(options.presentedApproval !== undefined && { presentedApproval: options.presentedApproval }),
       },

@@ -44,7 +44,7 @@ const email = (body: string) => ({ tool: 'email.message.send', resource: 'mailbo
 const newState = () => new RuntimeState(deps.policy.budgets);
 
 let counter = 0;
-function command(capability: object, presentedApproval?: string, firstSeq = 10): AuthorizeCommand {
+function command(capability: object, presentedApproval?: string, decisionSeq = 11): AuthorizeCommand {
   const normalized = normalizeAction({ schemaVersion: 'svc.action.v0', actor: { agentId: 'agent:assistant', tenant: 'org:evil' }, intent: { taskId: 't' }, capability }, TENANT);
   if (!normalized.ok) throw new Error(JSON.stringify(normalized.issues));
   counter += 1;
@@ -55,7 +55,7 @@ function command(capability: object, presentedApproval?: string, firstSeq = 10):
     source: 'proxy',
     ids: { actionId: `act_${counter}`, passId: `pass_${counter}`, approvalId: `apr_${counter}` },
     nowMs: NOW,
-    firstSeq,
+    decisionSeq,
     mode: 'enforce',
     ...(presentedApproval !== undefined && { presentedApproval }),
   };
