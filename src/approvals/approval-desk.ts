@@ -5,6 +5,7 @@ import { SvcError } from '../errors.js';
 import { foldLedgerFile } from '../evidence/fold-ledger.js';
 import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
 import { Enforcer } from '../proxy/enforcer.js';
+import { readProxyAddress } from '../proxy/proxy-address.js';
 
 /**
  * The reviewer's side of an approval, for `svc approvals`. Reading needs only the ledger file.
@@ -74,7 +75,7 @@ export async function approve(options: AnswerOptions & { validForSeconds: number
     exp: iat + options.validForSeconds,
     tenant: loaded.config.tenant,
   });
-  const delivered = await deliver(loaded, options.proxy, `/approvals/${encodeURIComponent(approval.approvalId)}/artifact`, { artifact }, async (enforcer) => {
+  const delivered = await deliver(loaded, options.proxy ?? (await readProxyAddress(ledgerPath)), `/approvals/${encodeURIComponent(approval.approvalId)}/artifact`, { artifact }, async (enforcer) => {
     const { receipt } = await enforcer.grantApproval(approval.approvalId, artifact);
     return receipt;
   });
@@ -85,7 +86,7 @@ export async function reject(options: AnswerOptions): Promise<Answered> {
   const loaded = await loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
   const ledgerPath = options.ledger ?? resolveFromConfig(loaded, loaded.config.ledger.path);
   const approval = await openApproval(await foldState(ledgerPath), options.approvalId);
-  const delivered = await deliver(loaded, options.proxy, `/approvals/${encodeURIComponent(approval.approvalId)}/reject`, { rejectedBy: options.reviewer, reason: options.reason }, (enforcer) =>
+  const delivered = await deliver(loaded, options.proxy ?? (await readProxyAddress(ledgerPath)), `/approvals/${encodeURIComponent(approval.approvalId)}/reject`, { rejectedBy: options.reviewer, reason: options.reason }, (enforcer) =>
     enforcer.rejectApproval(approval.approvalId, options.reviewer, options.reason),
   );
   return { approvalId: approval.approvalId, payloadHash: approval.payloadHash, ...delivered };

@@ -5,6 +5,7 @@ import { buildProxyApp } from './app.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { Enforcer } from './enforcer.js';
 import { assertLoopbackBind } from './loopback-guard.js';
+import { removeProxyAddress, writeProxyAddress } from './proxy-address.js';
 
 export interface ProxyOptions {
   configFile: string;
@@ -52,12 +53,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const running = app;
+  const url = `http://${urlHost}:${boundPort}`;
+  await writeProxyAddress(enforcer.writer.path, { url, pid: process.pid });
   return {
-    url: `http://${urlHost}:${boundPort}`,
+    url,
     app: running,
     enforcer,
     async close() {
       watcher?.close();
+      await removeProxyAddress(enforcer.writer.path);
       await running.close();
       await enforcer.close();
     },
