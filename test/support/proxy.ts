@@ -141,9 +141,14 @@ export interface StartProxyOptions {
   host?: string;
   /** RLIMIT_FSIZE of the proxy in KiB (bash `ulimit -f`): writes past it fail with EFBIG. */
   fileSizeLimitKiB?: number;
+  /** Options for node before the CLI script, for example `--import <preload>`. */
+  nodeArgs?: string[];
   /** How long to wait for the listening line. Default 30 s. */
   timeoutMs?: number;
 }
+
+/** A preload (test/children/ignore-sigxfsz.ts) that makes a write past RLIMIT_FSIZE fail with EFBIG instead of killing the proxy. */
+export const IGNORE_SIGXFSZ = new URL('../../dist/test/children/ignore-sigxfsz.js', import.meta.url).href;
 
 const running = new Set<ChildProcess>();
 
@@ -173,7 +178,7 @@ export async function stopAllProxies(): Promise<void> {
  * once listening. Rejects (with its stderr) if the process exits first.
  */
 export function startProxyProcess(options: StartProxyOptions): Promise<ProxyProcess> {
-  const args = [CLI, 'proxy', '--config', options.configFile, '--port', String(options.port ?? 0), '--json', ...(options.host !== undefined ? ['--host', options.host] : [])];
+  const args = [...(options.nodeArgs ?? []), CLI, 'proxy', '--config', options.configFile, '--port', String(options.port ?? 0), '--json', ...(options.host !== undefined ? ['--host', options.host] : [])];
   const env = options.env ?? process.env;
   const child =
     options.fileSizeLimitKiB === undefined
