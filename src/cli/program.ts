@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerExport } from './commands/export.js';
 import { registerKeys } from './commands/keys.js';
+import { registerPolicy } from './commands/policy.js';
 import { registerProveEquivalence } from './commands/prove-equivalence.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerReplay } from './commands/replay.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerProxy(program);
   registerApprovals(program);
+  registerPolicy(program);
   registerReplay(program);
   registerExport(program);
   registerVerifyExport(program);
