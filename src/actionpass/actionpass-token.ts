@@ -13,7 +13,8 @@
 import { z } from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
-import { parseCompactJws, signCompactJws, verifyCompactJws } from './jws.js';
+import { signCompactJws } from './jws.js';
+import { isoSeconds, verifySignedToken } from './signed-token.js';
 import type { SigningKey } from './keys.js';
 import type { TrustIndex } from './trust-store.js';
 
@@ -108,24 +109,14 @@ function refuse(reason: PassRefusal, message: string): PassCheck {
   return { ok: false, reason, message };
 }
 
-function isoSeconds(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return Number.isFinite(date.getTime()) ? date.toISOString() : String(seconds);
-}
 
 /** Checks an ActionPass before a side effect; see the module comment for the order. Never throws on hostile input. */
 export function verifyActionPass(token: string, expected: PassExpectations): PassCheck {
-  const parsed = parseCompactJws(token);
-  if (parsed === undefined) {
-    return refuse('actionpass_invalid', 'not a well-formed ActionPass: expected a compact JWS of three unpadded base64url parts with a header of exactly alg "EdDSA", typ and kid, and JSON object claims');
-  }
-  const { typ, kid } = parsed.header;
-  if (typ !== ACTIONPASS_TYP) return refuse('actionpass_invalid', `header typ is ${JSON.stringify(typ)}, not "${ACTIONPASS_TYP}"`);
-  const resolution = expected.trust.resolve(kid, 'actionpass');
-  if (!resolution.ok) return refuse('actionpass_invalid', resolution.message);
-  if (!verifyCompactJws(parsed, resolution.key.publicKey)) return refuse('actionpass_invalid', `signature does not verify under key ${JSON.stringify(kid)}`);
+  const signed = verifySignedToken(token, { typ: ACTIONPASS_TYP, role: 'actionpass', trust: expected.trust, what: 'ActionPass' });
+  if (!signed.ok) return refuse('actionpass_invalid', signed.message);
+  const { kid } = signed;
 
-  const checked = claimsSchema.safeParse(parsed.claims);
+  const checked = claimsSchema.safeParse(signed.claims);
   if (!checked.success) return refuse('actionpass_invalid', `claims are invalid: ${describeIssues(checked.error)}`);
   const claims: ActionPassClaims = checked.data;
 

@@ -15,7 +15,8 @@
 import { z } from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
-import { parseCompactJws, signCompactJws, verifyCompactJws } from './jws.js';
+import { signCompactJws } from './jws.js';
+import { isoSeconds, verifySignedToken } from './signed-token.js';
 import type { SigningKey } from './keys.js';
 import { REVIEWER_IDENTITY_PATTERN, type TrustIndex } from './trust-store.js';
 
@@ -94,28 +95,18 @@ function refuse(reason: ApprovalRefusal, message: string): ApprovalCheck {
   return { ok: false, reason, message };
 }
 
-function isoSeconds(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return Number.isFinite(date.getTime()) ? date.toISOString() : String(seconds);
-}
 
 /** Checks an approval artifact's signature, signer and claims; see the module comment. Never throws on hostile input. */
 export function verifyApprovalArtifact(token: string, expected: ApprovalExpectations): ApprovalCheck {
-  const parsed = parseCompactJws(token);
-  if (parsed === undefined) {
-    return refuse('approval_invalid', 'not a well-formed approval artifact: expected a compact JWS of three unpadded base64url parts with a header of exactly alg "EdDSA", typ and kid, and JSON object claims');
-  }
-  const { typ, kid } = parsed.header;
-  if (typ !== APPROVAL_TYP) return refuse('approval_invalid', `header typ is ${JSON.stringify(typ)}, not "${APPROVAL_TYP}"`);
-  const resolution = expected.trust.resolve(kid, 'reviewer');
-  if (!resolution.ok) return refuse('approval_invalid', resolution.message);
-  if (!verifyCompactJws(parsed, resolution.key.publicKey)) return refuse('approval_invalid', `signature does not verify under key ${JSON.stringify(kid)}`);
+  const signed = verifySignedToken(token, { typ: APPROVAL_TYP, role: 'reviewer', trust: expected.trust, what: 'approval artifact' });
+  if (!signed.ok) return refuse('approval_invalid', signed.message);
+  const { kid } = signed;
 
-  const checked = claimsSchema.safeParse(parsed.claims);
+  const checked = claimsSchema.safeParse(signed.claims);
   if (!checked.success) return refuse('approval_invalid', `claims are invalid: ${describeIssues(checked.error)}`);
   const claims: ApprovalClaims = checked.data;
-  if (claims.approvedBy !== resolution.key.reviewer) {
-    return refuse('approval_invalid', `approval ${claims.approvalId} says it was approved by ${claims.approvedBy}, but key ${JSON.stringify(kid)} belongs to ${resolution.key.reviewer ?? 'no reviewer'}`);
+  if (claims.approvedBy !== signed.signer.reviewer) {
+    return refuse('approval_invalid', `approval ${claims.approvalId} says it was approved by ${claims.approvedBy}, but key ${JSON.stringify(kid)} belongs to ${signed.signer.reviewer ?? 'no reviewer'}`);
   }
 
   const skew = expected.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
