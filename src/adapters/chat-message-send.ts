@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { ADAPTER_CODES } from './adapter-codes.js';
 import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
 import { deliverToOutbox } from './outbox-delivery.js';
-import { outboxNameIssue } from './outbox-name.js';
+import { outboxNameIssue } from './outbox-names.js';
 import { parsedHandler } from './parsed-handler.js';
-import { text } from './payload-fields.js';
-import { resourceName } from './resource-name.js';
+import { resourceName, text } from './payload-fields.js';
 import type { ToolHandler } from './tool-handler.js';
 
 /**

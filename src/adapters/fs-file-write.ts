@@ -4,10 +4,9 @@ import { ADAPTER_CODES } from './adapter-codes.js';
 import { checkConfinedTarget, writeConfined, type ConfinedTarget } from './confined-write.js';
 import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
 import { parsedHandler } from './parsed-handler.js';
-import { text } from './payload-fields.js';
+import { resourceName, text } from './payload-fields.js';
 import { performVerified } from './perform-verified.js';
 import { prepareCanonicalCall } from './prepared-call.js';
-import { resourceName } from './resource-name.js';
 import { parseSandboxPath } from './sandbox-path.js';
 import type { ToolHandler } from './tool-handler.js';
 

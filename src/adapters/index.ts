@@ -11,6 +11,6 @@ export { fsFileWrite, FS_WRITE_TOOL } from './fs-file-write.js';
 export { ADAPTER_CODES, type AdapterCode } from './adapter-codes.js';
 export { prepareCanonicalCall } from './prepared-call.js';
 export { performVerified } from './perform-verified.js';
-export { safeFileName } from './safe-file-name.js';
+export { safeFileName } from './outbox-names.js';
 export { parseSandboxPath, type SandboxPath } from './sandbox-path.js';
 export { checkConfinedTarget, writeConfined, type ConfinedTarget, type ConfinementArea } from './confined-write.js';

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../actionpass/action.js';
 import { checkConfinedTarget, writeConfined, type ConfinedTarget } from './confined-write.js';
-import { deliveryFileName } from './delivery-name.js';
+import { deliveryFileName } from './outbox-names.js';
 import { performVerified } from './perform-verified.js';
 import { prepareCanonicalCall } from './prepared-call.js';
 import type { ExecutionResult, HandlerContext } from './tool-handler.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { safeFileName } from '../../src/adapters/safe-file-name.js';
+import { safeFileName } from '../../src/adapters/outbox-names.js';
 
 describe('safeFileName', () => {
   it('keeps plain names as they are', () => {
