@@ -227,6 +227,16 @@ describe('svc proxy refuses foreign hosts, foreign origins and bad bodies', () =
         }
       });
 
+      it(`${path}: a lone UTF-16 surrogate (no JCS form) in a string or a key → 400 schema_invalid, not 500`, async () => {
+        const inText = JSON.stringify(action({ capability: { tool: 'chat.message.send', resource: 'channel:eng', payload: { channel: 'eng', text: 'x' } } })).replace('"text":"x"', '"text":"\\ud800"');
+        expect(JSON.parse(inText).capability.payload.text).toBe('\ud800');
+        expectError(await post(proxy.url, path, inText), 400, 'schema_invalid');
+        const inKey = JSON.stringify(action()).replace('"payload":{', '"payload":{"\\udfff":1,');
+        expectError(await post(proxy.url, path, inKey), 400, 'schema_invalid');
+        const inGoal = JSON.stringify(action({ intent: { taskId: 'task-1', declaredGoal: 'x' } })).replace('"declaredGoal":"x"', '"declaredGoal":"a\\udc00b"');
+        expectError(await post(proxy.url, path, inGoal), 400, 'schema_invalid');
+      });
+
       it(`${path}: an unknown top-level key, a wrong schemaVersion, a wrong type → 400 schema_invalid with issues`, async () => {
         const unknown = expectError(await post(proxy.url, path, { ...action(), extra: true }), 400, 'schema_invalid');
         expect(JSON.stringify(unknown.issues)).toContain('extra');
