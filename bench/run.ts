@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchmark as ledgerAppend } from './ledger-append.js';
 import { BENCH_OUT, fmtNum, formatTarget, now, seconds, table, type BenchResult, type Benchmark } from './lib.js';
+import { benchmark as proxy } from './proxy-throughput.js';
 import { benchmark as replay } from './replay.js';
 import { benchmark as verifyExport } from './verify-export.js';
 
@@ -14,7 +15,7 @@ import { benchmark as verifyExport } from './verify-export.js';
  * to bench/out/results.json. Exits non-zero only when a benchmark could not run.
  */
 
-const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay];
+const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
   let quick = false;
