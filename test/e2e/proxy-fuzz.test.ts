@@ -163,12 +163,13 @@ const contentType = fc.oneof(
 );
 
 const headerValue = fc.stringMatching(/^[\x21-\x7e]{1,60}$/);
-const headers: fc.Arbitrary<Record<string, string>> = fc.oneof(
-  { weight: 10, arbitrary: fc.constant({}) },
-  { weight: 2, arbitrary: fc.oneof(headerValue, fc.constantFrom('apr_unknown', 'a.b.c', 'eyJ.eyJ.sig', '')).map((value) => ({ 'svc-approval': value })) },
-  { weight: 1, arbitrary: fc.constantFrom('http://evil.example', 'null', 'http://127.0.0.1:1').map((origin) => ({ origin })) },
+type Headers = Record<string, string>;
+const headers: fc.Arbitrary<Headers> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant<Headers>({}) },
+  { weight: 2, arbitrary: fc.oneof(headerValue, fc.constantFrom('apr_unknown', 'a.b.c', 'eyJ.eyJ.sig', '')).map((value): Headers => ({ 'svc-approval': value })) },
+  { weight: 1, arbitrary: fc.constantFrom('http://evil.example', 'null', 'http://127.0.0.1:1').map((origin): Headers => ({ origin })) },
   { weight: 1, arbitrary: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,10}$/), headerValue, { maxKeys: 3 }) },
-  { weight: 1, arbitrary: fc.constantFrom({ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-origin' }, { 'accept-encoding': 'gzip' }, { expect: '100-continue' }) },
+  { weight: 1, arbitrary: fc.constantFrom<Headers>({ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-origin' }, { 'accept-encoding': 'gzip' }, { expect: '100-continue' }) },
 );
 
 const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({ path: fc.constantFrom('/actions' as const, '/authorize' as const), contentType, payload: body, headers }).map(({ path, contentType: type, payload, headers: extra }) => ({
