@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { action, get, makeWorkspace, request, startProxyProcess, svc, type HttpAnswer, type ProxyProcess, type Workspace } from '../support/proxy.js';
+import { action, get, makeWorkspace, removeWorkspace, request, startProxyProcess, svc, type HttpAnswer, type ProxyProcess, type Workspace } from '../support/proxy.js';
 
 const BATCHES = 2_500;
 const CONCURRENCY = 8;
@@ -284,5 +284,6 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
     expect(report.records).toBeGreaterThan(1000);
     const proved = await svc(['prove-equivalence', '--ledger', ws.ledger], { env: ws.env });
     expect(proved.code, proved.stdout).toBe(0);
+    await removeWorkspace(ws);
   });
 });

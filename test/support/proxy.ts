@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, writeFile, mkdtemp, rename } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,12 @@ export async function makeWorkspace(options: { port?: number; prefix?: string } 
     reviewerKeysDir,
     env: { ...process.env, SVC_REVIEWER_KEYS_DIR: reviewerKeysDir },
   };
+}
+
+/** Deletes a workspace and its reviewer keys; suites call it last, so a failure leaves the evidence behind. */
+export async function removeWorkspace(ws: Workspace): Promise<void> {
+  await rm(ws.dir, { recursive: true, force: true });
+  await rm(ws.reviewerKeysDir, { recursive: true, force: true });
 }
 
 export function setProxyPort(configText: string, port: number): string {
