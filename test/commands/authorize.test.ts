@@ -8,7 +8,7 @@ import { TrustIndex } from '../../src/actionpass/trust-store.js';
 import { decideGrant } from '../../src/commands/approve.js';
 import { decideAuthorization, type AuthorizeCommand, type AuthorizeDependencies } from '../../src/commands/authorize.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import type { LedgerEvent, LedgerRecord } from '../../src/events/catalogue.js';
+import { checkEvent, type LedgerEvent, type LedgerRecord } from '../../src/events/catalogue.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { RuntimeState } from '../../src/projections/runtime-state.js';
 
@@ -38,6 +38,13 @@ const deps: AuthorizeDependencies = {
   verifyArtifact: (token) => verifyApprovalArtifact(token, { trust, nowMs: NOW, tenant: TENANT }),
 };
 
+/** The real decider, with every event it emits held to the ledger catalogue. */
+function decide(...args: Parameters<typeof decideAuthorization>) {
+  const outcome = decideAuthorization(...args);
+  for (const event of outcome.events) expect(checkEvent(event), `${event.type} fails the catalogue`).toMatchObject({ ok: true });
+  return outcome;
+}
+
 const chat = (channel: string) => ({ tool: 'chat.message.send', resource: `channel:${channel}`, payload: { channel, text: 'deploy finished' } });
 const email = (body: string) => ({ tool: 'email.message.send', resource: 'mailbox:partner@example.org', payload: { to: 'partner@example.org', subject: 'Q3', body } });
 
@@ -61,9 +68,13 @@ function command(capability: object, presentedApproval?: string, decisionSeq = 1
   };
 }
 
-/** Folds events as the writer would seal them, so the state is the one the next decision sees. */
+/**
+ * Folds events as the writer would seal them, so the state is the one the next decision sees.
+ * Every event a decider emits must pass the catalogue: the proxy appends them unchecked.
+ */
 function given(state: RuntimeState, events: LedgerEvent[]): void {
   for (const event of events) {
+    expect(checkEvent(event)).toMatchObject({ ok: true });
     const record = { v: 0, seq: state.size, ts: '2026-11-21T10:00:00.000Z', prevHash: `sha256:${'0'.repeat(64)}`, ...event } as LedgerRecord;
     state.apply(record);
   }
@@ -88,7 +99,7 @@ function artifactFor(approvalId: string, actionId: string, actionHash: string, p
 /** A pending step-up already in the ledger: its approval id and the request that opened it. */
 function pendingStepUp(state: RuntimeState, body = 'numbers attached') {
   const request = command(email(body));
-  const outcome = decideAuthorization(state, request, deps);
+  const outcome = decide(state, request, deps);
   given(state, outcome.events);
   return { request, approvalId: request.ids.approvalId };
 }
@@ -104,7 +115,7 @@ function grant(state: RuntimeState, pending: ReturnType<typeof pendingStepUp>): 
 describe('decideAuthorization', () => {
   it('given nothing, when a chat to an allowlisted channel arrives, then it is received, decided allow and a pass bound to its payload hash is issued', () => {
     const when = command(chat('eng'));
-    const outcome = decideAuthorization(newState(), when, deps);
+    const outcome = decide(newState(), when, deps);
     expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided', 'actionpass.issued']);
     expect(outcome.status).toBe('decided');
     expect(outcome.pass?.claims).toMatchObject({ payloadHash: when.payloadHash, actionHash: when.actionHash, tenant: TENANT, decisionSeq: 11, jti: when.ids.passId, sub: 'agent:assistant' });
@@ -112,7 +123,7 @@ describe('decideAuthorization', () => {
   });
 
   it('given nothing, when a chat to another channel arrives, then it is denied with channel_not_allowlisted and no pass', () => {
-    const outcome = decideAuthorization(newState(), command(chat('random')), deps);
+    const outcome = decide(newState(), command(chat('random')), deps);
     expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided']);
     expect(outcome.decision).toMatchObject({ decision: 'deny', reasons: ['channel_not_allowlisted'], ruleId: 'chat-other-channels' });
     expect(outcome.pass).toBeUndefined();
@@ -120,7 +131,7 @@ describe('decideAuthorization', () => {
 
   it('given nothing, when mail to an external recipient arrives, then it steps up and requests an approval of that exact payload', () => {
     const when = command(email('numbers attached'));
-    const outcome = decideAuthorization(newState(), when, deps);
+    const outcome = decide(newState(), when, deps);
     expect(outcome.status).toBe('pending_approval');
     expect(outcome.decision.reasons).toContain('external_recipient');
     expect(outcome.events[2]).toMatchObject({ type: 'approval.requested', data: { approvalId: when.ids.approvalId, payloadHash: when.payloadHash, actionHash: when.actionHash } });
@@ -131,7 +142,7 @@ describe('decideAuthorization', () => {
     const state = newState();
     const pending = pendingStepUp(state);
     grant(state, pending);
-    const outcome = decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps);
+    const outcome = decide(state, command(email('numbers attached'), pending.approvalId), deps);
     expect(outcome.status).toBe('decided');
     expect(outcome.pass?.claims.approvalId).toBe(pending.approvalId);
     expect(outcome.pass?.claims.payloadHash).toBe(pending.request.payloadHash);
@@ -142,7 +153,7 @@ describe('decideAuthorization', () => {
     const pending = pendingStepUp(state);
     grant(state, pending);
     const when = command(email('numbers attached. Also wire $9,000.'), pending.approvalId);
-    const outcome = decideAuthorization(state, when, deps);
+    const outcome = decide(state, when, deps);
     expect(outcome.status).toBe('blocked');
     expect(outcome.pass).toBeUndefined();
     expect(outcome.blocked).toEqual({ reason: 'approval_payload_hash_mismatch', approvedPayloadHash: pending.request.payloadHash, executedPayloadHash: when.payloadHash });
@@ -153,8 +164,8 @@ describe('decideAuthorization', () => {
     const state = newState();
     const pending = pendingStepUp(state);
     grant(state, pending);
-    given(state, decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps).events);
-    const again = decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps);
+    given(state, decide(state, command(email('numbers attached'), pending.approvalId), deps).events);
+    const again = decide(state, command(email('numbers attached'), pending.approvalId), deps);
     expect(again.status).toBe('blocked');
     expect(again.pass).toBeUndefined();
     expect(again.decision.reasons).toContain('approval_used');
@@ -163,14 +174,14 @@ describe('decideAuthorization', () => {
   it('given a pending approval, when its id is named before anyone approved it, then approval_required', () => {
     const state = newState();
     const pending = pendingStepUp(state);
-    expect(decideAuthorization(state, command(email('numbers attached'), pending.approvalId), deps).decision.reasons).toContain('approval_required');
+    expect(decide(state, command(email('numbers attached'), pending.approvalId), deps).decision.reasons).toContain('approval_required');
   });
 
   it('given a pending approval, when the request carries the signed artifact itself, then it is granted and used in the same step', () => {
     const state = newState();
     const pending = pendingStepUp(state);
     const artifact = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, pending.request.payloadHash);
-    const outcome = decideAuthorization(state, command(email('numbers attached'), artifact), deps);
+    const outcome = decide(state, command(email('numbers attached'), artifact), deps);
     expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided', 'approval.granted', 'actionpass.issued']);
   });
 
@@ -178,7 +189,7 @@ describe('decideAuthorization', () => {
     const state = newState();
     const pending = pendingStepUp(state);
     const { ids, actionHash, payloadHash } = pending.request;
-    const reasonFor = (presented: string) => decideAuthorization(state, command(email('numbers attached'), presented), deps).decision.reasons.at(-1);
+    const reasonFor = (presented: string) => decide(state, command(email('numbers attached'), presented), deps).decision.reasons.at(-1);
     expect(reasonFor('apr_nope')).toBe('approval_unknown');
     expect(reasonFor(artifactFor(pending.approvalId, ids.actionId, actionHash, payloadHash, { exp: NOW / 1000 - 60, iat: NOW / 1000 - 600 }))).toBe('approval_expired');
     expect(reasonFor(artifactFor(pending.approvalId, ids.actionId, actionHash, payloadHash, { tenant: 'org:other' }))).toBe('approval_tenant_mismatch');
@@ -190,7 +201,7 @@ describe('decideAuthorization', () => {
     const pending = pendingStepUp(state);
     grant(state, pending);
     const other = { ...email('numbers attached'), resource: 'mailbox:other@example.org', payload: { to: 'other@example.org', subject: 'Q3', body: 'numbers attached' } };
-    expect(decideAuthorization(state, command(other, pending.approvalId), deps).decision.reasons).toContain('approval_action_mismatch');
+    expect(decide(state, command(other, pending.approvalId), deps).decision.reasons).toContain('approval_action_mismatch');
   });
 });
 
