@@ -5,6 +5,7 @@
  * bytes (JCS via the `canonicalize` package, sha256 via node:crypto), not taken from svc.
  */
 import canonicalize from 'canonicalize';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -349,8 +350,11 @@ describe('svc proxy over HTTP: deny, allow, step-up, altered body, replayed appr
   });
 
   it('stops cleanly on SIGTERM with a final checkpoint, and the ledger exports, verifies and proves equivalence', async () => {
+    // While it runs, its address is kept beside the ledger for svc approvals; a clean stop removes it.
+    expect(JSON.parse(await readFile(`${ws.ledger}.proxy.json`, 'utf8'))).toMatchObject({ url: proxy.url, pid: proxy.child.pid });
     const stopped = await proxy.stop('SIGTERM');
     expect(stopped).toEqual({ code: 0, signal: null });
+    expect(existsSync(`${ws.ledger}.proxy.json`)).toBe(false);
     const lines = await readLedgerLines(ws.ledger);
     expect(lines.at(-1)?.record.type).toBe('ledger.checkpoint');
     expect(lines.at(-1)?.record.data.size).toBe(lines.length - 1);
