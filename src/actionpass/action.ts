@@ -69,6 +69,9 @@ export type NormalizedResult =
  * computes `payloadHash = sha256(JCS(payload))` and `actionHash = sha256(JCS(action))`.
  */
 export function normalizeAction(input: unknown, tenant: string): NormalizedResult {
+  // A lone surrogate is not Unicode and has no JCS form: refused wherever it hides, keys included.
+  const lone = loneSurrogateAt(input, '', 0);
+  if (lone !== undefined) return { ok: false, issues: [{ path: lone, message: 'contains a lone UTF-16 surrogate, which is not valid Unicode' }] };
   // The payload is checked as the caller sent it: zod copies records into new objects, and a
   // `__proto__` key would not survive the copy to be reported.
   const payloadIssues: ActionIssue[] = [];
@@ -86,6 +89,21 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
     capability: { tool: capability.tool, resource: capability.resource, payload: capability.payload as Payload },
   };
   return { ok: true, action, actionHash: hashCanonical(action), payloadHash: hashCanonical(action.capability.payload) };
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function loneSurrogateAt(value: unknown, path: string, depth: number): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || '(body)' : undefined;
+  // Deeper than any valid action: the payload check reports the depth.
+  if (typeof value !== 'object' || value === null || depth > MAX_PAYLOAD_DEPTH + 3) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (LONE_SURROGATE.test(key)) return at;
+    const found = loneSurrogateAt(item, at, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function rawPayloadOf(input: unknown): unknown {

@@ -36,7 +36,23 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
  * tools, and `/healthz`. Every answer is either a decision (200) or the one error body.
  */
 export function buildProxyApp(enforcer: Enforcer): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    // A request without Host reaches the loopback guard (403 host_not_loopback), not Node's bare 400.
+    http: { requireHostHeader: false },
+    // Bytes the HTTP parser rejects still get the one error body.
+    clientErrorHandler(error, socket) {
+      const body = JSON.stringify(errorBody('http_invalid', 'the request is not valid HTTP/1.1'));
+      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      else socket.destroy(error);
+    },
+  });
+  // JSON only: text/plain is what a web page can POST without a CORS preflight.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isLoopbackHostHeader(request.headers.host)) {

@@ -69,9 +69,9 @@ export class Enforcer {
     readonly configFile: string,
     readonly writer: LedgerWriter,
     readonly state: RuntimeState,
-    private readonly passKey: SigningKey,
+    private passKey: SigningKey,
     trust: TrustIndex,
-    private readonly trustFile: string,
+    private readonly keyFiles: { keysDir: string; trustFile: string },
     options: EnforcerOptions,
   ) {
     this.policy = compilePolicy(config.policy);
@@ -104,8 +104,9 @@ export class Enforcer {
       await foldLedgerFile(ledgerPath, state);
       for (const checked of sealedDuringReplay) state.apply(checked.record);
       sealedDuringReplay = undefined;
-      const { key, trust } = await loadPassSigner({ keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust), tenant: config.tenant });
-      const enforcer = new Enforcer(config, loaded.file, writer, state, key, trust, resolveFromConfig(loaded, config.keys.trust), options);
+      const keyFiles = { keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust) };
+      const { key, trust } = await loadPassSigner({ ...keyFiles, tenant: config.tenant });
+      const enforcer = new Enforcer(config, loaded.file, writer, state, key, trust, keyFiles, options);
       await enforcer.recordConfig();
       return enforcer;
     } catch (error) {
@@ -310,9 +311,19 @@ export class Enforcer {
     return verifyApprovalArtifact(token, { trust: this.trust, nowMs: this.now(), tenant: this.config.tenant });
   }
 
-  /** Reviewers are added while the proxy runs (`svc keys add-reviewer`): approvals read the trust store afresh. */
-  private async refreshTrust(): Promise<void> {
-    this.trust = TrustIndex.of(await readTrustStore(this.trustFile));
+  /**
+   * Re-reads the trust store (reviewers are added and keys revoked while the proxy runs). If the
+   * ActionPass key was revoked, signing moves to the newest usable key, or a new one, before
+   * anything else is issued. Returns what changed, for the operator.
+   */
+  async refreshTrust(): Promise<string> {
+    this.trust = TrustIndex.of(await readTrustStore(this.keyFiles.trustFile));
+    if (this.trust.resolve(this.passKey.name, 'actionpass').ok) return `trust store reloaded; ActionPass key ${this.passKey.name}`;
+    const revoked = this.passKey.name;
+    const signer = await loadPassSigner({ ...this.keyFiles, tenant: this.config.tenant });
+    this.passKey = signer.key;
+    this.trust = signer.trust;
+    return `ActionPass key ${revoked} is no longer trusted; passes are now signed by ${signer.key.name}`;
   }
 
   private async append(events: LedgerEvent[]): Promise<Receipt[]> {

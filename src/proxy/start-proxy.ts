@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { demoHandlers } from '../adapters/demo-handlers.js';
 import { loadConfig, resolveFromConfig } from '../config/load-config.js';
 import { buildProxyApp } from './app.js';
-import { watchConfig, type ConfigWatcher } from './config-watcher.js';
+import { watchFileChanges, type FileWatcher } from './file-watcher.js';
 import { Enforcer } from './enforcer.js';
 import { assertLoopbackBind } from './loopback-guard.js';
 import { removeProxyAddress, writeProxyAddress } from './proxy-address.js';
@@ -24,6 +24,9 @@ export interface RunningProxy {
 
 /** Starts `svc proxy`: config, loopback check, ledger and state, demo handlers, HTTP, reload. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  // A write past RLIMIT_FSIZE must stay an EFBIG error (the ledger fails closed with 503), not kill
+  // the process: signal-exit, under proper-lockfile, re-raises SIGXFSZ when it is its only listener.
+  process.on('SIGXFSZ', () => undefined);
   const loaded = await loadConfig(options.configFile);
   const host = options.host ?? loaded.config.proxy.host;
   const port = options.port ?? loaded.config.proxy.port;
@@ -32,17 +35,27 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const enforcer = await Enforcer.open(loaded, { handlers });
   const report = options.report ?? ((message: string) => process.stderr.write(`svc proxy: ${message}\n`));
   let app: FastifyInstance | undefined;
-  let watcher: ConfigWatcher | undefined;
+  const watchers: FileWatcher[] = [];
   try {
     app = buildProxyApp(enforcer);
     await app.listen({ host, port });
-    watcher = watchConfig(
-      options.configFile,
-      async (next) => {
-        const receipt = await enforcer.reload(next);
-        report(`reloaded ${options.configFile}: policy ${enforcer.policyHash} in force from ledger seq ${receipt.seq}`);
-      },
-      report,
+    const configFile = options.configFile;
+    watchers.push(
+      watchFileChanges(
+        configFile,
+        async () => {
+          try {
+            const receipt = await enforcer.reload(await loadConfig(configFile));
+            report(`reloaded ${configFile}: policy ${enforcer.policyHash} in force from ledger seq ${receipt.seq}`);
+          } catch (error) {
+            report(`${configFile} not reloaded, the running policy stays in force: ${(error as Error).message}`);
+          }
+        },
+        report,
+      ),
+      // A revoked or added key takes effect at once: revoking the active ActionPass key moves
+      // signing to a fresh key before anything else is issued.
+      watchFileChanges(resolveFromConfig(loaded, loaded.config.keys.trust), async () => report(await enforcer.refreshTrust()), report),
     );
   } catch (error) {
     await app?.close();
@@ -60,7 +73,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     app: running,
     enforcer,
     async close() {
-      watcher?.close();
+      for (const watcher of watchers) watcher.close();
       await removeProxyAddress(enforcer.writer.path);
       await running.close();
       await enforcer.close();
