@@ -66,7 +66,6 @@ export class Enforcer {
 
   private constructor(
     private config: SvcConfig,
-    readonly configFile: string,
     readonly writer: LedgerWriter,
     readonly state: RuntimeState,
     private passKey: SigningKey,
@@ -106,7 +105,7 @@ export class Enforcer {
       sealedDuringReplay = undefined;
       const keyFiles = { keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust) };
       const { key, trust } = await loadPassSigner({ ...keyFiles, tenant: config.tenant });
-      const enforcer = new Enforcer(config, loaded.file, writer, state, key, trust, keyFiles, options);
+      const enforcer = new Enforcer(config, writer, state, key, trust, keyFiles, options);
       await enforcer.recordConfig();
       return enforcer;
     } catch (error) {
@@ -121,18 +120,6 @@ export class Enforcer {
 
   get policyHash(): string {
     return this.policy.policyHash;
-  }
-
-  get settings(): SvcConfig {
-    return this.config;
-  }
-
-  tools(): string[] {
-    return this.handlers.tools();
-  }
-
-  registerHandler(handler: ToolHandler): void {
-    this.handlers.register(handler);
   }
 
   normalize(input: unknown): Normalized {
@@ -231,9 +218,9 @@ export class Enforcer {
     return (await receipt)[0] as Receipt;
   }
 
-  health(): { ok: boolean; ledger: { size: number; poisoned?: string }; tenant: string; policyHash: string } {
+  health(): { ok: boolean; ledger: { size: number; poisoned?: string }; tenant: string; policyHash: string; tools: string[] } {
     const poisoned = this.writer.poisoned;
-    return { ok: !poisoned, ledger: { size: this.writer.size, ...(poisoned && { poisoned: poisoned.message }) }, tenant: this.config.tenant, policyHash: this.policy.policyHash };
+    return { ok: !poisoned, ledger: { size: this.writer.size, ...(poisoned && { poisoned: poisoned.message }) }, tenant: this.config.tenant, policyHash: this.policy.policyHash, tools: this.handlers.tools() };
   }
 
   async close(): Promise<void> {
