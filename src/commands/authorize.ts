@@ -11,10 +11,10 @@ import { resolvePresentedApproval, type ApprovalRefusal } from './resolve-approv
  * the events to append and what to answer. Pure: ids, the clock and the signer come in with the
  * command, and nothing here touches the ledger, the network or the disk.
  *
- * allow      → received, decided, actionpass.issued
+ * allow      → received, decided, then actionpass.issued once signed
  * deny       → received, decided
  * step_up    → received, decided, approval.requested                     (no approval presented)
- *            → received, decided, [approval.granted], actionpass.issued  (approval for this exact payload)
+ *            → received, decided, [approval.granted], then actionpass.issued (approval for this exact payload)
  *            → received, decided, execution.blocked                      (approved payload differs)
  *            → received, decided                                         (approval unusable: reason says why)
  */
@@ -36,20 +36,21 @@ export interface AuthorizeDependencies {
   policy: CompiledPolicy;
   pass: { issuer: string; audience: string; ttlSeconds: number };
   approvalTtlMs: number;
-  signPass(claims: ActionPassClaims): string;
   verifyArtifact(token: string): ApprovalCheck;
 }
 
 export type AuthorizeStatus = 'decided' | 'pending_approval' | 'blocked';
 
 export interface AuthorizeOutcome {
+  /** The records to append now; an ActionPass, once signed, follows as `passIssued(...)`. */
   events: LedgerEvent[];
   status: AuthorizeStatus;
   decision: PolicyDecision;
   explanation: string;
   /** Index in `events` of the policy.decided record. */
   decidedIndex: number;
-  pass?: { token: string; claims: ActionPassClaims };
+  /** The claims of the ActionPass to issue, signed by the caller (signing is I/O-bound to a key). */
+  pass?: { claims: ActionPassClaims };
   approval?: { approvalId: string; status: 'pending' | 'granted' };
   /** The hash the pass or the approval bound: the approved half of the equivalence pair. */
   approvedPayloadHash?: string;
@@ -74,7 +75,7 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
     stream,
     data: { actionId: ids.actionId, decision: decision.decision, reasons, ruleId: decision.ruleId, policyHash: decision.policyHash },
   });
-  const issuePass = (approvalId?: string): { token: string; claims: ActionPassClaims } => {
+  const issuePass = (approvalId?: string): { claims: ActionPassClaims } => {
     const iat = Math.floor(command.nowMs / 1000);
     const claims: ActionPassClaims = {
       iss: deps.pass.issuer,
@@ -94,17 +95,12 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
       decisionSeq: command.decisionSeq,
       ...(approvalId !== undefined && { approvalId }),
     };
-    return { token: deps.signPass(claims), claims };
+    return { claims };
   };
-  const issuedEvent = (pass: { token: string; claims: ActionPassClaims }): LedgerEvent => ({
-    type: 'actionpass.issued',
-    stream,
-    data: { actionId: ids.actionId, passId: ids.passId, claims: pass.claims, token: pass.token },
-  });
 
   if (decision.decision === 'allow') {
     const pass = issuePass();
-    return { events: [received, decided(decision.reasons), issuedEvent(pass)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1, pass, approvedPayloadHash: command.payloadHash };
+    return { events: [received, decided(decision.reasons)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1, pass, approvedPayloadHash: command.payloadHash };
   }
   if (decision.decision !== 'step_up') {
     return { events: [received, decided(decision.reasons)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1 };
@@ -151,7 +147,7 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
   }
   const pass = issuePass(approval.approvalId);
   return {
-    events: [received, decided(decision.reasons), ...resolved.events, issuedEvent(pass)],
+    events: [received, decided(decision.reasons), ...resolved.events],
     status: 'decided',
     decision,
     explanation: `${decision.explanation}; approved by ${resolved.approvedBy} in ${approval.approvalId} for this exact payload, so an ActionPass was issued`,
@@ -171,4 +167,9 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
       decidedIndex: 1,
     };
   }
+}
+
+/** The record of a signed ActionPass, appended after its decision. */
+export function passIssued(claims: ActionPassClaims, token: string): LedgerEvent {
+  return { type: 'actionpass.issued', stream: `action:${claims.actionId}`, data: { actionId: claims.actionId, passId: claims.jti, claims, token } };
 }

@@ -37,6 +37,7 @@ export function resolvePresentedApproval(
     if (settled === 'rejected') return refuse('approval_rejected', `approval ${approvalId} was rejected`);
     return refuse('approval_unknown', `no approval ${safeId(approvalId)} is known to this ledger`);
   }
+  if (state.isApprovalReserved(approvalId)) return refuse('approval_used', `approval ${approvalId} is being used by another execution right now; an approval is used once`);
   if (approval.status === 'granted') {
     // Re-checked at each use: the artifact may have expired, or its reviewer key been revoked.
     const check = approval.artifact === undefined ? undefined : options.verifyArtifact(approval.artifact);

@@ -33,6 +33,7 @@ export class RuntimeState {
   private readonly passExpiry = new Map<string, number>();
   /** How approvals that left the open set ended, so a reuse is refused as used, not as unknown. */
   private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
+  private readonly reservedApprovals = new Set<string>();
   private lastSweep = 0;
 
   /** `budgets`: the policy's budgets (or their longest window), so counts reach back far enough. */
@@ -103,6 +104,19 @@ export class RuntimeState {
     const action = this.approvalActions.get(approvalId);
     const artifact = this.approvalArtifacts.get(approvalId);
     return { ...approval, ...(action && { action }), ...(artifact !== undefined && { artifact }) };
+  }
+
+  /** An approval whose pass is being signed: taken, though its record is not sealed yet. */
+  reserveApproval(approvalId: string): void {
+    this.reservedApprovals.add(approvalId);
+  }
+
+  releaseApproval(approvalId: string): void {
+    this.reservedApprovals.delete(approvalId);
+  }
+
+  isApprovalReserved(approvalId: string): boolean {
+    return this.reservedApprovals.has(approvalId);
   }
 
   settledApproval(approvalId: string): 'used' | 'rejected' | undefined {

@@ -1,14 +1,14 @@
 import { randomFillSync } from 'node:crypto';
 import { normalizeAction, type ActionIssue, type NormalizedAction } from '../actionpass/action.js';
-import { issueActionPass, verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
+import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
+import { workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
 import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
 import { loadPassSigner } from '../actionpass/key-ring.js';
-import type { SigningKey } from '../actionpass/keys.js';
 import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
 import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/tool-handler.js';
 import { decideGrant, decideRejection } from '../commands/approve.js';
-import { decideAuthorization, type AuthorizeOutcome } from '../commands/authorize.js';
+import { decideAuthorization, passIssued, type AuthorizeOutcome } from '../commands/authorize.js';
 import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
@@ -41,6 +41,8 @@ export type Normalized = { ok: true; action: NormalizedAction; actionHash: strin
 
 export interface Decided {
   outcome: AuthorizeOutcome;
+  /** The signed ActionPass, for an allow (or an approved step-up). */
+  pass?: { token: string; claims: ActionPassClaims };
   action: NormalizedAction;
   actionId: string;
   actionHash: string;
@@ -68,7 +70,7 @@ export class Enforcer {
     private config: SvcConfig,
     readonly writer: LedgerWriter,
     readonly state: RuntimeState,
-    private passKey: SigningKey,
+    private signer: PassSigner,
     trust: TrustIndex,
     private readonly keyFiles: { keysDir: string; trustFile: string },
     options: EnforcerOptions,
@@ -105,7 +107,7 @@ export class Enforcer {
       sealedDuringReplay = undefined;
       const keyFiles = { keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust) };
       const { key, trust } = await loadPassSigner({ ...keyFiles, tenant: config.tenant });
-      const enforcer = new Enforcer(config, writer, state, key, trust, keyFiles, options);
+      const enforcer = new Enforcer(config, writer, state, workerPassSigner(key), trust, keyFiles, options);
       await enforcer.recordConfig();
       return enforcer;
     } catch (error) {
@@ -142,7 +144,7 @@ export class Enforcer {
     const issues = handler.validate(normalized.action);
     if (issues && issues.length > 0) return { invalid: issues };
     const decided = await this.decide(normalized, options);
-    const pass = decided.outcome.pass;
+    const pass = decided.pass;
     if (!pass) return decided;
     return { ...decided, execution: await this.runHandler(handler, decided, pass) };
   }
@@ -224,6 +226,7 @@ export class Enforcer {
   }
 
   async close(): Promise<void> {
+    await this.signer.close();
     await this.writer.close();
   }
 
@@ -256,12 +259,32 @@ export class Enforcer {
         policy: this.policy,
         pass: this.config.actionpass,
         approvalTtlMs: this.config.approvals.ttlSeconds * 1000,
-        signPass: (claims) => issueActionPass(this.passKey, claims),
         verifyArtifact: (token) => this.verifyArtifact(token),
       },
     );
-    const receipts = await this.append(outcome.events);
-    return { outcome, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+    const sealed = this.append(outcome.events);
+    // Sealed already (appends seal synchronously); its durability is awaited below, while the pass is signed.
+    sealed.catch(() => undefined);
+    const pass = outcome.pass ? await this.signAndAppend(outcome.pass.claims) : undefined;
+    const receipts = [...(await sealed), ...(pass ? [await pass.receipt] : [])];
+    return { outcome, pass: pass && { token: pass.token, claims: outcome.pass?.claims as ActionPassClaims }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+  }
+
+  /**
+   * Signs a pass off the main thread and appends its record. Until that record is sealed, the
+   * approval it uses is reserved, so a concurrent request cannot use the same approval twice.
+   */
+  private async signAndAppend(claims: ActionPassClaims): Promise<{ token: string; receipt: Promise<Receipt> }> {
+    const approvalId = claims.approvalId;
+    if (approvalId !== undefined) this.state.reserveApproval(approvalId);
+    try {
+      const token = await this.signer.sign(claims);
+      const receipt = this.append([passIssued(claims, token)]).then((receipts) => receipts[0] as Receipt);
+      receipt.catch(() => undefined);
+      return { token, receipt };
+    } finally {
+      if (approvalId !== undefined) this.state.releaseApproval(approvalId);
+    }
   }
 
   private async runHandler(handler: ToolHandler, decided: Decided, pass: { token: string; claims: ActionPassClaims }): Promise<NonNullable<Executed['execution']>> {
@@ -305,11 +328,13 @@ export class Enforcer {
    */
   async refreshTrust(): Promise<string> {
     this.trust = TrustIndex.of(await readTrustStore(this.keyFiles.trustFile));
-    if (this.trust.resolve(this.passKey.name, 'actionpass').ok) return `trust store reloaded; ActionPass key ${this.passKey.name}`;
-    const revoked = this.passKey.name;
+    if (this.trust.resolve(this.signer.keyName, 'actionpass').ok) return `trust store reloaded; ActionPass key ${this.signer.keyName}`;
+    const revoked = this.signer.keyName;
     const signer = await loadPassSigner({ ...this.keyFiles, tenant: this.config.tenant });
-    this.passKey = signer.key;
+    const previous = this.signer;
+    this.signer = workerPassSigner(signer.key);
     this.trust = signer.trust;
+    void previous.close();
     return `ActionPass key ${revoked} is no longer trusted; passes are now signed by ${signer.key.name}`;
   }
 

@@ -25,7 +25,7 @@ export function decisionBody(decided: Decided | Executed): DecisionBody {
     action: { actionId: decided.actionId, actionHash: decided.actionHash, payloadHash: decided.payloadHash },
     ledger: { seq: decisionReceipt?.seq ?? -1, hash: decisionReceipt?.hash ?? '', record: { type: 'policy.decided', payloadHash: decided.payloadHash } },
   };
-  if (outcome.pass) body.actionPass = { token: outcome.pass.token, claims: outcome.pass.claims };
+  if (decided.pass) body.actionPass = { token: decided.pass.token, claims: decided.pass.claims };
   if (outcome.approval) body.approval = outcome.approval;
   if (outcome.blocked) body.execution = { outcome: 'blocked', ...outcome.blocked };
   const execution = 'execution' in decided ? decided.execution : undefined;

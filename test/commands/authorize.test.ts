@@ -6,7 +6,7 @@ import { signApprovalArtifact, verifyApprovalArtifact, type ApprovalClaims } fro
 import { generateSigningKey, publicKeyInfo } from '../../src/actionpass/keys.js';
 import { TrustIndex } from '../../src/actionpass/trust-store.js';
 import { decideGrant } from '../../src/commands/approve.js';
-import { decideAuthorization, type AuthorizeCommand, type AuthorizeDependencies } from '../../src/commands/authorize.js';
+import { decideAuthorization, passIssued, type AuthorizeCommand, type AuthorizeDependencies } from '../../src/commands/authorize.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { checkEvent, type LedgerEvent, type LedgerRecord } from '../../src/events/catalogue.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
@@ -34,15 +34,18 @@ const deps: AuthorizeDependencies = {
   policy: compilePolicy(config.policy),
   pass: config.actionpass,
   approvalTtlMs: 3_600_000,
-  signPass: (claims) => issueActionPass(passKey, claims),
   verifyArtifact: (token) => verifyApprovalArtifact(token, { trust, nowMs: NOW, tenant: TENANT }),
 };
 
-/** The real decider, with every event it emits held to the ledger catalogue. */
+/**
+ * The real decider, with every event it emits held to the ledger catalogue; a pass is signed and
+ * its record follows the decision, as the enforcer appends it.
+ */
 function decide(...args: Parameters<typeof decideAuthorization>) {
   const outcome = decideAuthorization(...args);
-  for (const event of outcome.events) expect(checkEvent(event), `${event.type} fails the catalogue`).toMatchObject({ ok: true });
-  return outcome;
+  const events = outcome.pass ? [...outcome.events, passIssued(outcome.pass.claims, issueActionPass(passKey, outcome.pass.claims))] : outcome.events;
+  for (const event of events) expect(checkEvent(event), `${event.type} fails the catalogue`).toMatchObject({ ok: true });
+  return { ...outcome, events };
 }
 
 const chat = (channel: string) => ({ tool: 'chat.message.send', resource: `channel:${channel}`, payload: { channel, text: 'deploy finished' } });
@@ -169,6 +172,16 @@ describe('decideAuthorization', () => {
     expect(again.status).toBe('blocked');
     expect(again.pass).toBeUndefined();
     expect(again.decision.reasons).toContain('approval_used');
+  });
+
+  it('given an approval whose pass is being signed for one request, when a second request names it, then approval_used', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    grant(state, pending);
+    state.reserveApproval(pending.approvalId);
+    const second = decide(state, command(email('numbers attached'), pending.approvalId), deps);
+    expect(second.pass).toBeUndefined();
+    expect(second.decision.reasons).toContain('approval_used');
   });
 
   it('given a pending approval, when its id is named before anyone approved it, then approval_required', () => {
