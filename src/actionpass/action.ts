@@ -82,11 +82,18 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
     return { ok: false, issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message })) };
   }
   const { actor, intent, capability } = parsed.data;
+  // Keys in JCS order at every level the schema owns, so hashing and the ledger line take
+  // canonicalJson's fast path (JSON.stringify of an already sorted tree).
   const action: NormalizedAction = {
+    actor: {
+      agentId: actor.agentId,
+      ...(actor.humanOwner !== undefined && { humanOwner: actor.humanOwner }),
+      ...(actor.runtime !== undefined && { runtime: actor.runtime }),
+      tenant,
+    },
+    capability: { payload: capability.payload as Payload, resource: capability.resource, tool: capability.tool },
+    intent: { ...(intent.declaredGoal !== undefined && { declaredGoal: intent.declaredGoal }), taskId: intent.taskId },
     schemaVersion: ACTION_SCHEMA_VERSION,
-    actor: { ...actor, tenant },
-    intent,
-    capability: { tool: capability.tool, resource: capability.resource, payload: capability.payload as Payload },
   };
   return { ok: true, action, actionHash: hashCanonical(action), payloadHash: hashCanonical(action.capability.payload) };
 }

@@ -68,32 +68,33 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
   const received: LedgerEvent = {
     type: 'action.received',
     stream,
-    data: { actionId: ids.actionId, source: command.source, action, actionHash: command.actionHash, payloadHash: command.payloadHash },
+    // Data keys in JCS order here and below: the ledger serializes sorted trees natively.
+    data: { action, actionHash: command.actionHash, actionId: ids.actionId, payloadHash: command.payloadHash, source: command.source },
   };
   const decided = (reasons: string[]): LedgerEvent => ({
     type: 'policy.decided',
     stream,
-    data: { actionId: ids.actionId, decision: decision.decision, reasons, ruleId: decision.ruleId, policyHash: decision.policyHash },
+    data: { actionId: ids.actionId, decision: decision.decision, policyHash: decision.policyHash, reasons, ruleId: decision.ruleId },
   });
   const issuePass = (approvalId?: string): { claims: ActionPassClaims } => {
     const iat = Math.floor(command.nowMs / 1000);
     const claims: ActionPassClaims = {
-      iss: deps.pass.issuer,
-      sub: action.actor.agentId,
-      aud: deps.pass.audience,
-      iat,
-      nbf: iat,
-      exp: iat + deps.pass.ttlSeconds,
-      jti: ids.passId,
-      tenant: action.actor.tenant,
-      tool: action.capability.tool,
-      resource: action.capability.resource,
-      actionId: ids.actionId,
       actionHash: command.actionHash,
+      actionId: ids.actionId,
+      ...(approvalId !== undefined && { approvalId }),
+      aud: deps.pass.audience,
+      decisionSeq: command.decisionSeq,
+      exp: iat + deps.pass.ttlSeconds,
+      iat,
+      iss: deps.pass.issuer,
+      jti: ids.passId,
+      nbf: iat,
       payloadHash: command.payloadHash,
       policyHash: decision.policyHash,
-      decisionSeq: command.decisionSeq,
-      ...(approvalId !== undefined && { approvalId }),
+      resource: action.capability.resource,
+      sub: action.actor.agentId,
+      tenant: action.actor.tenant,
+      tool: action.capability.tool,
     };
     return { claims };
   };
@@ -171,5 +172,5 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
 
 /** The record of a signed ActionPass, appended after its decision. */
 export function passIssued(claims: ActionPassClaims, token: string): LedgerEvent {
-  return { type: 'actionpass.issued', stream: `action:${claims.actionId}`, data: { actionId: claims.actionId, passId: claims.jti, claims, token } };
+  return { type: 'actionpass.issued', stream: `action:${claims.actionId}`, data: { actionId: claims.actionId, claims, passId: claims.jti, token } };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** A hash as written everywhere in svc: `sha256:` and 64 lowercase hex digits. */
@@ -117,7 +117,8 @@ export function fromSha256(hash: string): Buffer {
 
 /** `sha256(JCS(value))`, the payloadHash and actionHash of DESIGN.md section 3. */
 export function hashCanonical(value: unknown): Sha256 {
-  return toSha256(sha256Bytes(Buffer.from(canonicalJson(value), 'utf8')));
+  // One-shot hashing of the string (UTF-8) skips a Hash object and a Buffer per call.
+  return `sha256:${hash('sha256', canonicalJson(value), 'hex')}`;
 }
 
 /**
