@@ -53,8 +53,6 @@ export interface ApprovalExpectations {
   clockSkewSeconds?: number;
 }
 
-const NO_CONTROL = /^[^\p{Cc}]*$/u;
-const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'contains control characters');
 // The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
 const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
 const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
