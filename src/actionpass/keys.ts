@@ -205,7 +205,8 @@ function ioError(action: string, file: string, error: unknown): SvcError {
   return new SvcError('key_file_io', `cannot ${action} ${file}: ${detail}`, { cause: error });
 }
 
-async function fsyncDirectory(dir: string): Promise<void> {
+/** Makes a directory's entries durable (a file created or renamed in it). */
+export async function fsyncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return; // directories cannot be opened for fsync there
   const handle = await open(dir, 'r');
   try {

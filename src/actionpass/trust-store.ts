@@ -18,7 +18,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { SvcError } from '../errors.js';
-import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, isValidKeyName } from './keys.js';
+import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, fsyncDirectory, isValidKeyName } from './keys.js';
 
 export const TRUST_STORE_VERSION = 0;
 
@@ -150,15 +150,6 @@ export async function readTrustStore(file: string): Promise<TrustStore> {
   return parseTrustStore(json, file);
 }
 
-async function fsyncDirectory(dir: string): Promise<void> {
-  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Replaces trust.json durably and atomically: a temp file beside it, written, fsynced, renamed

@@ -72,7 +72,8 @@ async function lockIdentity(lockPath: string): Promise<string> {
   return `${info.ino}:${info.birthtimeNs}`;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (one we may not signal still exists). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

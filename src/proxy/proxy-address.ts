@@ -1,4 +1,5 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { isAlive } from '../events/writer-lock.js';
 
 /**
  * Where a running proxy listens, kept beside its ledger (`<ledger>.proxy.json`) so the approval
@@ -35,13 +36,4 @@ export async function readProxyAddress(ledgerPath: string): Promise<string | und
   const { url, pid } = (parsed ?? {}) as Partial<ProxyAddress>;
   if (typeof url !== 'string' || !/^http:\/\/(127\.\d+\.\d+\.\d+|\[::1\]|localhost):\d+$/.test(url) || typeof pid !== 'number') return undefined;
   return isAlive(pid) ? url : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
