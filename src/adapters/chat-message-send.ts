@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import { ADAPTER_CODES } from './adapter-codes.js';
-import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
-import { deliverToOutbox } from './outbox-delivery.js';
-import { outboxNameIssue } from './outbox-names.js';
-import { parsedHandler } from './parsed-handler.js';
-import { resourceName, text } from './payload-fields.js';
+import { outboxHandler } from './outbox-delivery.js';
+import { text } from './payload-fields.js';
 import type { ToolHandler } from './tool-handler.js';
 
 /**
@@ -23,24 +19,5 @@ const chatPayload = z.strictObject({
 });
 
 export function chatMessageSend(options: { outboxDir: string; now: () => number }): ToolHandler {
-  return parsedHandler({
-    tool: CHAT_TOOL,
-    parse(action) {
-      const issues: CodedIssue[] = [];
-      const channel = resourceName(action.capability.resource, 'channel');
-      if (channel === undefined) issues.push({ code: ADAPTER_CODES.resourceInvalid, path: 'capability.resource', message: EXPECTED });
-      else {
-        const issue = outboxNameIssue(channel, CHANNEL, EXPECTED);
-        if (issue !== undefined) issues.push(issue);
-      }
-      const payload = chatPayload.safeParse(action.capability.payload);
-      if (!payload.success) issues.push(...payloadSchemaIssues(payload.error));
-      else if (channel !== undefined && payload.data.channel !== channel) {
-        issues.push({ code: ADAPTER_CODES.resourceMismatch, path: 'capability.payload.channel', message: `must equal the resource's channel "${channel}"` });
-      }
-      if (issues.length > 0 || !payload.success || channel === undefined) return { ok: false, issues };
-      return { ok: true, value: { channel, payload: payload.data } };
-    },
-    run: (call, context) => deliverToOutbox(options.outboxDir, options.now, { kind: 'chat', recipient: call.channel, payload: call.payload }, context),
-  });
+  return outboxHandler({ tool: CHAT_TOOL, kind: 'chat', recipientNoun: 'channel', resourceKind: 'channel', recipientPattern: CHANNEL, expected: EXPECTED, payloadSchema: chatPayload, recipientField: 'channel', ...options });
 }

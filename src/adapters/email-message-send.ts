@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { MAX_STRING_LENGTH } from '../actionpass/action.js';
-import { ADAPTER_CODES } from './adapter-codes.js';
-import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
-import { deliverToOutbox } from './outbox-delivery.js';
-import { outboxNameIssue } from './outbox-names.js';
-import { parsedHandler } from './parsed-handler.js';
-import { resourceName, text } from './payload-fields.js';
+import { outboxHandler } from './outbox-delivery.js';
+import { text } from './payload-fields.js';
 import type { ToolHandler } from './tool-handler.js';
 
 /**
@@ -33,24 +29,5 @@ const emailPayload = z.strictObject({
 });
 
 export function emailMessageSend(options: { outboxDir: string; now: () => number }): ToolHandler {
-  return parsedHandler({
-    tool: EMAIL_TOOL,
-    parse(action) {
-      const issues: CodedIssue[] = [];
-      const address = resourceName(action.capability.resource, 'mailbox');
-      if (address === undefined) issues.push({ code: ADAPTER_CODES.resourceInvalid, path: 'capability.resource', message: EXPECTED });
-      else {
-        const issue = outboxNameIssue(address, PLAIN_ADDRESS, EXPECTED);
-        if (issue !== undefined) issues.push(issue);
-      }
-      const payload = emailPayload.safeParse(action.capability.payload);
-      if (!payload.success) issues.push(...payloadSchemaIssues(payload.error));
-      else if (address !== undefined && payload.data.to !== address) {
-        issues.push({ code: ADAPTER_CODES.resourceMismatch, path: 'capability.payload.to', message: `must equal the resource's address "${address}"` });
-      }
-      if (issues.length > 0 || !payload.success || address === undefined) return { ok: false, issues };
-      return { ok: true, value: { address, payload: payload.data } };
-    },
-    run: (call, context) => deliverToOutbox(options.outboxDir, options.now, { kind: 'email', recipient: call.address, payload: call.payload }, context),
-  });
+  return outboxHandler({ tool: EMAIL_TOOL, kind: 'email', recipientNoun: 'address', resourceKind: 'mailbox', recipientPattern: PLAIN_ADDRESS, expected: EXPECTED, payloadSchema: emailPayload, recipientField: 'to', ...options });
 }

@@ -1,9 +1,14 @@
 import type { JsonValue } from '../actionpass/action.js';
 import { checkConfinedTarget, writeConfined, type ConfinedTarget } from './confined-write.js';
-import { deliveryFileName } from './outbox-names.js';
 import { performVerified } from './perform-verified.js';
 import { prepareCanonicalCall } from './prepared-call.js';
-import type { ExecutionResult, HandlerContext } from './tool-handler.js';
+import type { z } from 'zod';
+import { ADAPTER_CODES } from './adapter-codes.js';
+import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
+import { deliveryFileName, outboxNameIssue } from './outbox-names.js';
+import { parsedHandler } from './parsed-handler.js';
+import { resourceName } from './payload-fields.js';
+import type { ExecutionResult, HandlerContext, ToolHandler } from './tool-handler.js';
 
 export interface OutboxMessage {
   /** `chat` or `email`: the first directory below the outbox. */
@@ -27,5 +32,44 @@ export async function deliverToOutbox(outboxDir: string, now: () => number, mess
   return performVerified(context, call, async (bytes) => {
     await writeConfined(target, bytes, 0o600);
     return { path: target.segments.join('/'), bytes: bytes.length };
+  });
+}
+
+/**
+ * A handler whose resource `<resourceKind>:<recipient>` names where the message goes, and whose
+ * payload repeats the recipient in `recipientField`: chat (channel) and email (mailbox).
+ */
+export function outboxHandler<P extends { [key: string]: JsonValue }>(spec: {
+  tool: string;
+  kind: string;
+  resourceKind: string;
+  /** What the recipient is called in messages: channel, address. */
+  recipientNoun: string;
+  recipientPattern: RegExp;
+  expected: string;
+  payloadSchema: z.ZodType<P>;
+  recipientField: keyof P & string;
+  outboxDir: string;
+  now: () => number;
+}): ToolHandler {
+  return parsedHandler({
+    tool: spec.tool,
+    parse(action) {
+      const issues: CodedIssue[] = [];
+      const recipient = resourceName(action.capability.resource, spec.resourceKind);
+      if (recipient === undefined) issues.push({ code: ADAPTER_CODES.resourceInvalid, path: 'capability.resource', message: spec.expected });
+      else {
+        const issue = outboxNameIssue(recipient, spec.recipientPattern, spec.expected);
+        if (issue !== undefined) issues.push(issue);
+      }
+      const payload = spec.payloadSchema.safeParse(action.capability.payload);
+      if (!payload.success) issues.push(...payloadSchemaIssues(payload.error));
+      else if (recipient !== undefined && payload.data[spec.recipientField] !== recipient) {
+        issues.push({ code: ADAPTER_CODES.resourceMismatch, path: `capability.payload.${spec.recipientField}`, message: `must equal the resource's ${spec.recipientNoun} "${recipient}"` });
+      }
+      if (issues.length > 0 || !payload.success || recipient === undefined) return { ok: false, issues };
+      return { ok: true, value: { recipient, payload: payload.data } };
+    },
+    run: (call, context) => deliverToOutbox(spec.outboxDir, spec.now, { kind: spec.kind, recipient: call.recipient, payload: call.payload }, context),
   });
 }
