@@ -1,0 +1,50 @@
+/**
+ * What shell analysis reports about one command line: every file operation it performs, each
+ * with its kind and its path resolved the way bash and the kernel would resolve it. The engine
+ * turns every operation into an action of its own (tool `fs.file.<kind>`, resource
+ * `file:<path>`), so a copy of a protected file is denied for its source read.
+ */
+
+export type FileOperationKind = 'read' | 'write' | 'delete' | 'execute';
+
+/** Why a path is known only at run time. */
+export type DynamicReason =
+  | 'variable' // $X, ${X}, except $HOME
+  | 'command_substitution' // $(…), `…`
+  | 'process_substitution' // <(…) used as a path
+  | 'arithmetic' // $((…))
+  | 'interpreter_code' // python -c, node -e, perl -e, ruby -e, …: code that may open anything
+  | 'unsupported'; // a construct analysis does not follow (for example `~user`)
+
+export interface FileOperation {
+  kind: FileOperationKind;
+  /** Absolute and normalized (`.`, `..`, `~`, `$HOME` resolved), as the command names it. Absent when dynamic. */
+  path?: string;
+  /** Where `path` really leads when a symlink on the way changes it; the guard checks both. */
+  realPath?: string;
+  /** Set when the path is known only at run time: the word as written, and why. */
+  dynamic?: { text: string; reason: DynamicReason };
+  /** A directory read with everything under it (`grep -r`, `cp -r`, `tar c`, `rsync -a`, ...). */
+  recursive?: boolean;
+  /** Where it came from, for explanations: "cat argument", "> redirection", "cp source", "heredoc", ... */
+  via: string;
+}
+
+export interface SimpleCommand {
+  /** The words after wrappers are peeled (`sudo env X=1 timeout 5 cat f` → `cat f`), as bash would pass them where static. */
+  argv: string[];
+  /** True when some word of argv is known only at run time. */
+  dynamic: boolean;
+}
+
+export type ShellAnalysis =
+  | { ok: true; commands: SimpleCommand[]; operations: FileOperation[] }
+  /** Not a complete bash program (or beyond the analyzer's limits): the hook fails closed with `shell_unparsable`. */
+  | { ok: false; code: 'shell_unparsable'; message: string };
+
+export interface ShellContext {
+  /** The directory the command runs in (absolute). */
+  cwd: string;
+  /** The user's home directory, for `~` and `$HOME`. */
+  home: string;
+}
