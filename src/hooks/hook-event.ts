@@ -24,7 +24,20 @@ export type ToolCall =
   | { kind: 'other'; name: string };
 
 export type HookEvent =
-  | { event: 'tool'; runtime: HookRuntime; sessionId: string; cwd: string; toolName: string; call: ToolCall }
+  | {
+      event: 'tool';
+      runtime: HookRuntime;
+      sessionId: string;
+      cwd: string;
+      toolName: string;
+      call: ToolCall;
+      /**
+       * The other targets of the same tool call when it has more than one: Codex's `apply_patch`
+       * editing several files, Gemini's `read_many_files` or `web_fetch` with several patterns or
+       * URLs. Each must be authorized like `call`; the answer is the strictest of their verdicts.
+       */
+      additionalCalls?: ToolCall[];
+    }
   /** A user prompt, checked for `@path` mentions of protected files before the model sees them. */
   | { event: 'prompt'; runtime: HookRuntime; sessionId: string; cwd: string; prompt: string };
 
