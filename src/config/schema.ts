@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TENANT_PATTERN } from '../actionpass/action.js';
 import { policySchema } from '../policy/policy-schema.js';
+import { protectedPathsSchema } from '../policy/protected-paths.js';
 
 /**
  * The `svc.yml` schema. Unknown keys are rejected so a typo never silently falls back to a
@@ -68,6 +69,18 @@ export const svcConfigSchema = z.strictObject({
     })
     .prefault({}),
   policy: policySchema.prefault({}),
+  /** Paths no agent may read or change, whatever the rules say (src/policy/protected-paths.ts). */
+  protectedPaths: protectedPathsSchema.prefault({}),
+  hooks: z
+    .strictObject({
+      /**
+       * How a step_up reaches a coding agent: `deny` names the approval to grant and the identical
+       * command then passes once (bound to the exact payload); `ask` hands the question to the
+       * runtime's own prompt, which binds nothing and leaves no artifact.
+       */
+      stepUp: z.enum(['deny', 'ask']).default('deny'),
+    })
+    .prefault({}),
 });
 
 export type SvcConfig = z.infer<typeof svcConfigSchema>;

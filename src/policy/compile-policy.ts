@@ -5,6 +5,7 @@ import { compileRule, type CompiledRule, type RuleOutcome } from './compile-rule
 import { explainBudgetExceeded, explainRuleDecision, explainUnmatched } from './explain-decision.js';
 import { compileGlob, type TextMatcher } from './glob.js';
 import { DEFAULT_RULE_ID, policySchema, type PolicyConfig, type RuleDecision } from './policy-schema.js';
+import type { PathGuard } from './protected-paths.js';
 import { formatWindow, parseWindow } from './window.js';
 
 /**
@@ -19,6 +20,10 @@ import { formatWindow, parseWindow } from './window.js';
  * no rule matches, `enforce` denies (default_deny) and `hook` has no opinion (no_matching_rule).
  * An allow then meets the budgets: the first budget that applies to the agent and tool and has
  * no room left turns it into a deny (budget_exceeded) named after the budget.
+ *
+ * A path guard (protected paths) is consulted before the rules: its deny stands whatever the
+ * rules say, and its step_up (a path known only at run time) yields only to a rule's deny. The
+ * policyHash then covers the guard's configuration too.
  */
 
 export type PolicyMode = 'enforce' | 'hook';
@@ -82,14 +87,14 @@ interface CompiledBudget {
  * svc.yml's schema, so a policy built in code gets the same checks (duplicate ids, unsafe
  * regexes, malformed windows) and the same normalized form the policyHash is computed over.
  */
-export function compilePolicy(config: PolicyConfig): CompiledPolicy {
+export function compilePolicy(config: PolicyConfig, guard?: PathGuard): CompiledPolicy {
   const parsed = policySchema.safeParse(config);
   if (!parsed.success) {
     const messages = parsed.error.issues.map((issue) => `policy.${issue.path.map(String).join('.')}: ${issue.message}`.replace(/\.: /, ': '));
     throw new SvcError('policy_invalid', `the policy is invalid:\n${messages.join('\n')}`);
   }
   const policy = parsed.data;
-  const policyHash = hashCanonical(policy);
+  const policyHash = guard ? hashCanonical({ policy, protectedPaths: guard.config }) : hashCanonical(policy);
   let rules: CompiledRule[];
   try {
     rules = policy.rules.map(compileRule);
@@ -105,7 +110,13 @@ export function compilePolicy(config: PolicyConfig): CompiledPolicy {
   return {
     policyHash,
     budgets: Object.freeze(budgets.map((budget) => budget.rule)),
-    evaluate: (action, context, mode = 'enforce') => evaluate(rules, budgets, policyHash, action, context, mode),
+    evaluate: (action, context, mode = 'enforce') => {
+      const verdict = guard?.check(action);
+      if (verdict?.decision === 'deny') return { decision: 'deny', reasons: [verdict.reason], ruleId: verdict.ruleId, policyHash, explanation: verdict.explanation, trace: [] };
+      const decision = evaluate(rules, budgets, policyHash, action, context, mode);
+      if (verdict === undefined || decision.decision === 'deny') return decision;
+      return { decision: verdict.decision, reasons: [verdict.reason], ruleId: verdict.ruleId, policyHash, explanation: verdict.explanation, trace: decision.trace };
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 import { normalizeAction, type ActionIssue } from '../actionpass/action.js';
-import type { SvcConfig } from '../config/schema.js';
+import type { LoadedConfig } from '../config/load-config.js';
 import type { Sha256 } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
 import { runLedgerPass } from '../evidence/ledger-pass.js';
 import { BudgetCounter } from '../projections/budgets.js';
-import { compilePolicy, type BudgetRule, type PolicyContext, type PolicyDecision, type PolicyMode } from './compile-policy.js';
+import { compileConfigPolicy } from './config-policy.js';
+import { type BudgetRule, type PolicyContext, type PolicyDecision, type PolicyMode } from './compile-policy.js';
 
 /**
  * `svc policy simulate`: the decision the proxy would make for one action, with the trace of every
@@ -24,8 +25,9 @@ export type Simulation =
   | { ok: true; decision: PolicyDecision; actionHash: Sha256; payloadHash: Sha256; mode: PolicyMode; budgetsCounted: 'ledger' | 'zero' }
   | { ok: false; issues: ActionIssue[] };
 
-export async function simulatePolicy(config: SvcConfig, actionInput: unknown, options: SimulationOptions): Promise<Simulation> {
-  const policy = compilePolicy(config.policy);
+export async function simulatePolicy(loaded: LoadedConfig, actionInput: unknown, options: SimulationOptions): Promise<Simulation> {
+  const { config } = loaded;
+  const policy = compileConfigPolicy(loaded);
   const normalized = normalizeAction(actionInput, config.tenant);
   if (!normalized.ok) return { ok: false, issues: normalized.issues };
   const context: PolicyContext =

@@ -44,7 +44,7 @@ Examples:
       const loaded = await loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
       const input = await readActionFile(file);
       const now = parseTime(options.at);
-      const simulation = await simulatePolicy(loaded.config, input, { mode: options.mode, now, ...(options.ledger !== undefined && { ledgerPath: options.ledger }) });
+      const simulation = await simulatePolicy(loaded, input, { mode: options.mode, now, ...(options.ledger !== undefined && { ledgerPath: options.ledger }) });
       if (!simulation.ok) {
         reportInvalidAction(file, simulation.issues, options.json === true);
         process.exitCode = EXIT_USAGE;

@@ -1,0 +1,203 @@
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import type { NormalizedAction } from '../actionpass/action.js';
+
+/**
+ * Protected paths: the files an agent must never read (secrets) or never change (the guard's own
+ * configuration, keys and hook settings), whatever the policy rules say. The guard runs before
+ * the rules on every `fs.file.*` action and on every `shell.command.run` action, so the proxy,
+ * the SDK and the hooks all refuse the same things.
+ *
+ * Pattern forms (docs/configuration.md):
+ *   `.env`, `*.pem`        no slash: matched against every segment of the path, so anywhere
+ *   `~/.ssh`               under the home directory
+ *   `/etc/shadow`          absolute
+ *   `config/secrets.yml`   relative to the workspace (the directory of svc.yml)
+ * A pattern protects the path it names and everything under it. `*` stays inside a segment, `**`
+ * crosses them, and dot files are matched like any other (a secret is usually a dot file).
+ */
+
+export const DEFAULT_READ_PROTECTED: readonly string[] = [
+  '.env',
+  '.env.*',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '~/.ssh',
+  '~/.aws',
+  '~/.azure',
+  '~/.gnupg',
+  '~/.kube',
+  '~/.config/gcloud',
+  '~/.config/gh',
+  '~/.docker/config.json',
+  '~/.npmrc',
+  '~/.pypirc',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.cargo/credentials*',
+  // The reviewer keys: an agent that can read them can approve its own requests.
+  '~/.config/svc',
+  // The ActionPass and ledger signing keys.
+  '.svc/keys',
+];
+
+/** The guard's own files: an agent that can rewrite them can switch the guard off. */
+export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
+  'svc.yml',
+  'svc.mcp.lock',
+  '.svc',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.cursor/hooks.json',
+  '.gemini/settings.json',
+  '.codex',
+  '.github/hooks',
+];
+
+const pathPattern = z.string().min(1, 'a path pattern cannot be empty').max(1024).refine((pattern) => !pattern.includes('\0'), 'a path pattern cannot contain NUL');
+
+export const protectedPathsSchema = z.strictObject({
+  /** Include the built-in lists above. */
+  defaults: z.boolean().default(true),
+  /** More paths that may be neither read nor written. */
+  read: z.array(pathPattern).max(1000).default([]),
+  /** More paths that may be read but not written or deleted. */
+  write: z.array(pathPattern).max(1000).default([]),
+  /** What an operation whose path is known only at run time gets (`cat $FILE`, `python -c …`). */
+  dynamic: z.enum(['step_up', 'deny']).default('step_up'),
+});
+
+export type ProtectedPathsConfig = z.infer<typeof protectedPathsSchema>;
+
+export interface GuardVerdict {
+  decision: 'deny' | 'step_up';
+  reason: 'protected_path_read' | 'protected_path_write' | 'shell_dynamic_path' | 'shell_unparsable' | 'svc_command_protected';
+  /** `protect:<pattern>` or `protect:dynamic`: a ruleId a person can find in svc.yml. */
+  ruleId: string;
+  explanation: string;
+}
+
+export interface PathGuard {
+  /** The configuration the policyHash covers. */
+  readonly config: ProtectedPathsConfig;
+  check(action: NormalizedAction): GuardVerdict | undefined;
+  /** The first protected pattern matching `path` for `access`, if any (for walking a directory a recursive read covers). */
+  protects(path: string, access: 'read' | 'write'): string | undefined;
+}
+
+export interface GuardPlaces {
+  /** The workspace: relative patterns are relative to it. */
+  root: string;
+  home: string;
+  /** The config file in force, write-protected whatever its name (it is not in the hashed config). */
+  configFile?: string;
+}
+
+type PathTest = (path: string) => boolean;
+
+interface CompiledPattern {
+  pattern: string;
+  matches: PathTest;
+}
+
+export function compileProtectedPaths(config: ProtectedPathsConfig, places: GuardPlaces): PathGuard {
+  const readPatterns = [...(config.defaults ? DEFAULT_READ_PROTECTED : []), ...config.read].map((pattern) => compilePattern(pattern, places));
+  const writePatterns = [...(config.defaults ? DEFAULT_WRITE_PROTECTED : []), ...config.write, ...(places.configFile ? [places.configFile] : [])].map((pattern) => compilePattern(pattern, places));
+
+  const protects = (path: string, access: 'read' | 'write'): string | undefined => {
+    for (const compiled of readPatterns) if (compiled.matches(path)) return compiled.pattern;
+    if (access === 'write') for (const compiled of writePatterns) if (compiled.matches(path)) return compiled.pattern;
+    return undefined;
+  };
+
+  const check = (action: NormalizedAction): GuardVerdict | undefined => {
+    const { tool, payload } = action.capability;
+    if (tool === 'shell.command.run') {
+      if (typeof payload.unparsable === 'string') {
+        return { decision: 'deny', reason: 'shell_unparsable', ruleId: 'protect:shell', explanation: `denied: the command cannot be analyzed (${payload.unparsable}), so what it would touch is unknown` };
+      }
+      return checkSvcCommands(payload.argv);
+    }
+    if (!tool.startsWith('fs.file.')) return undefined;
+    const operation = tool.slice('fs.file.'.length);
+    if (payload.dynamic !== undefined && payload.dynamic !== null && payload.dynamic !== false) {
+      return {
+        decision: config.dynamic,
+        reason: 'shell_dynamic_path',
+        ruleId: 'protect:dynamic',
+        explanation: `${config.dynamic === 'deny' ? 'denied' : 'needs approval'}: the path of this ${operation} is known only when the command runs (${describeDynamic(payload.dynamic)}), so it could be a protected file`,
+      };
+    }
+    const access = operation === 'read' || operation === 'execute' ? 'read' : 'write';
+    for (const field of ['path', 'realPath'] as const) {
+      const value = payload[field];
+      if (typeof value !== 'string') continue;
+      const path = isAbsolute(value) ? value : resolve(places.root, value);
+      const pattern = protects(path, access);
+      if (pattern === undefined) continue;
+      const reason = access === 'read' ? 'protected_path_read' : 'protected_path_write';
+      const via = field === 'realPath' ? ` (through a symlink from ${String(payload.path)})` : '';
+      return {
+        decision: 'deny',
+        reason,
+        ruleId: `protect:${pattern}`,
+        explanation: `denied: ${path}${via} is a protected path (${pattern}); an agent may not ${operation} it`,
+      };
+    }
+    return undefined;
+  };
+
+  return { config, check, protects };
+}
+
+/**
+ * An agent sharing the machine with its reviewer must not approve its own request (DESIGN.md 6):
+ * `svc approvals approve|reject` and key changes are refused when they come through a hook.
+ */
+function checkSvcCommands(argvs: unknown): GuardVerdict | undefined {
+  if (!Array.isArray(argvs)) return undefined;
+  for (const argv of argvs) {
+    if (!Array.isArray(argv)) continue;
+    const words = argv.filter((word): word is string => typeof word === 'string');
+    const svcAt = words.findIndex((word) => basename(word) === 'svc');
+    if (svcAt < 0) continue;
+    const [command, verb] = words.slice(svcAt + 1).filter((word) => !word.startsWith('-'));
+    const approving = command === 'approvals' && (verb === 'approve' || verb === 'reject');
+    const keys = command === 'keys' && verb !== undefined && verb !== 'list';
+    if (!approving && !keys) continue;
+    return {
+      decision: 'deny',
+      reason: 'svc_command_protected',
+      ruleId: 'protect:svc-commands',
+      explanation: `denied: \`svc ${command} ${verb}\` is for the person reviewing the agent, not for the agent; ask the user to run it in their own terminal`,
+    };
+  }
+  return undefined;
+}
+
+function describeDynamic(dynamic: unknown): string {
+  if (typeof dynamic === 'object' && dynamic !== null && 'text' in dynamic && 'reason' in dynamic) {
+    return `${String((dynamic as { reason: unknown }).reason).replaceAll('_', ' ')}: ${String((dynamic as { text: unknown }).text)}`;
+  }
+  return 'dynamic';
+}
+
+function compilePattern(pattern: string, places: GuardPlaces): CompiledPattern {
+  const options = { dot: true, nocase: false };
+  if (!pattern.includes('/')) {
+    // A bare name protects that name anywhere: test every segment of the path.
+    const matchSegment = picomatch(pattern, options);
+    return { pattern, matches: (path) => path.split('/').some((segment) => segment !== '' && matchSegment(segment)) };
+  }
+  const anchored = pattern.startsWith('~/') ? join(places.home, pattern.slice(2)) : isAbsolute(pattern) ? pattern : join(places.root, pattern);
+  const trimmed = anchored.replace(/\/+$/, '');
+  const matchPath = picomatch([trimmed, `${trimmed}/**`], options);
+  return { pattern, matches: (path) => matchPath(path) };
+}

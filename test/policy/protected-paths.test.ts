@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeAction } from '../../src/actionpass/action.js';
+import { compilePolicy } from '../../src/policy/compile-policy.js';
+import { compileProtectedPaths, protectedPathsSchema } from '../../src/policy/protected-paths.js';
+
+const places = { root: '/work/repo', home: '/home/dev', configFile: '/work/repo/agent.yml' };
+const guard = compileProtectedPaths(protectedPathsSchema.parse({ read: ['config/secrets.yml'], write: ['.github/workflows'] }), places);
+
+function fileAction(tool: string, payload: Record<string, unknown>) {
+  const normalized = normalizeAction(
+    { schemaVersion: 'svc.action.v0', actor: { agentId: 'agent:claude-code' }, intent: { taskId: 'session:t' }, capability: { tool, resource: `file:${String(payload.path ?? '?')}`, payload } },
+    'org:acme',
+  );
+  if (!normalized.ok) throw new Error(JSON.stringify(normalized.issues));
+  return normalized.action;
+}
+
+describe('protected paths', () => {
+  it.each([
+    ['/work/repo/.env', 'read', '.env'],
+    ['/work/repo/services/api/.env.production', 'read', '.env.*'],
+    ['/work/repo/certs/server.pem', 'read', '*.pem'],
+    ['/home/dev/.ssh/config', 'read', '~/.ssh'],
+    ['/home/dev/.ssh', 'read', '~/.ssh'],
+    ['/home/dev/.aws/credentials', 'read', '~/.aws'],
+    ['/home/dev/.config/svc/reviewer-keys/user.key', 'read', '*.key'],
+    ['/work/repo/.svc/keys/pass.json', 'read', '.svc/keys'],
+    ['/work/repo/config/secrets.yml', 'read', 'config/secrets.yml'],
+    ['/work/repo/svc.yml', 'write', 'svc.yml'],
+    ['/work/repo/.svc/ledger.jsonl', 'write', '.svc'],
+    ['/work/repo/.claude/settings.json', 'write', '.claude/settings.json'],
+    ['/work/repo/.github/workflows/ci.yml', 'write', '.github/workflows'],
+    ['/work/repo/agent.yml', 'write', '/work/repo/agent.yml'],
+  ] as const)('%s is protected for %s by %s', (path, access, pattern) => {
+    expect(guard.protects(path, access)).toBe(pattern);
+  });
+
+  it.each(['/work/repo/src/env.ts', '/work/repo/.envrc.md/x', '/work/repo/README.md', '/home/dev/.sshd', '/work/other/config/secrets.yml'])('%s is not protected', (path) => {
+    expect(guard.protects(path, 'write')).toBeUndefined();
+  });
+
+  it('write-only paths may be read', () => {
+    expect(guard.protects('/work/repo/svc.yml', 'read')).toBeUndefined();
+    expect(guard.protects('/work/repo/.svc/ledger.jsonl', 'read')).toBeUndefined();
+  });
+
+  it('checks both the path and where its symlink leads, and names the reason', () => {
+    const verdict = guard.check(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/notes', realPath: '/work/repo/.env' }));
+    expect(verdict).toMatchObject({ decision: 'deny', reason: 'protected_path_read', ruleId: 'protect:.env' });
+    expect(verdict?.explanation).toContain('through a symlink');
+    expect(guard.check(fileAction('fs.file.delete', { operation: 'delete', path: '/work/repo/svc.yml' }))).toMatchObject({ reason: 'protected_path_write' });
+    expect(guard.check(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/src/a.ts' }))).toBeUndefined();
+  });
+
+  it('a dynamic path steps up (or denies, by config), an unparsable command and svc approval commands are denied', () => {
+    expect(guard.check(fileAction('fs.file.read', { operation: 'read', dynamic: { reason: 'variable', text: '$F' } }))).toMatchObject({ decision: 'step_up', reason: 'shell_dynamic_path' });
+    const strict = compileProtectedPaths(protectedPathsSchema.parse({ dynamic: 'deny' }), places);
+    expect(strict.check(fileAction('fs.file.read', { operation: 'read', dynamic: { reason: 'variable', text: '$F' } }))).toMatchObject({ decision: 'deny' });
+    const shell = (payload: Record<string, unknown>) => fileAction('shell.command.run', payload);
+    expect(guard.check(shell({ command: 'if', unparsable: 'syntax error' }))).toMatchObject({ decision: 'deny', reason: 'shell_unparsable' });
+    expect(guard.check(shell({ command: 'npx svc approvals approve apr_1', argv: [['npx', 'svc', 'approvals', 'approve', 'apr_1']] }))).toMatchObject({ reason: 'svc_command_protected' });
+    expect(guard.check(shell({ command: 'svc keys rotate', argv: [['svc', 'keys', 'rotate']] }))).toMatchObject({ reason: 'svc_command_protected' });
+    expect(guard.check(shell({ command: 'svc approvals list', argv: [['svc', 'approvals', 'list']] }))).toBeUndefined();
+  });
+
+  it('in a policy: a guard deny beats a rule allow, a rule deny beats a guard step_up, and the hash covers the guard', () => {
+    const rules = { rules: [{ id: 'all-files', when: { tool: 'fs.file.*' }, decision: 'allow' as const }], budgets: [] };
+    const policy = compilePolicy(rules, guard);
+    const context = { now: 0, countAllowed: () => 0 };
+    expect(policy.evaluate(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/.env' }), context, 'hook')).toMatchObject({ decision: 'deny', reasons: ['protected_path_read'] });
+    expect(policy.evaluate(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/a.ts' }), context, 'hook')).toMatchObject({ decision: 'allow' });
+    const denyAll = compilePolicy({ rules: [{ id: 'no-files', when: { tool: 'fs.file.*' }, decision: 'deny' as const }], budgets: [] }, guard);
+    expect(denyAll.evaluate(fileAction('fs.file.read', { operation: 'read', dynamic: { reason: 'variable', text: '$F' } }), context, 'hook')).toMatchObject({ decision: 'deny', ruleId: 'no-files' });
+    expect(policy.policyHash).not.toBe(compilePolicy(rules).policyHash);
+  });
+});
