@@ -30,6 +30,12 @@ export interface AuthorizeCommand {
   mode: PolicyMode;
   /** The `svc-approval` header: an approval id or the artifact itself. */
   presentedApproval?: string;
+  /**
+   * Hooks cannot carry an approval id back to the agent's next attempt, so re-running the
+   * identical command finds its approval by payload hash (DESIGN.md 6): a granted one is used,
+   * and a pending one is named again instead of opening another.
+   */
+  findApprovalByPayload?: boolean;
 }
 
 export interface AuthorizeDependencies {
@@ -107,7 +113,26 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
     return { events: [received, decided(decision.reasons)], status: 'decided', decision, explanation: decision.explanation, decidedIndex: 1 };
   }
 
-  if (command.presentedApproval === undefined) {
+  let presentedApproval = command.presentedApproval;
+  if (presentedApproval === undefined && command.findApprovalByPayload) {
+    const open = state.approvalsForPayload(command.payloadHash, action.capability.tool, action.capability.resource);
+    const granted = open.find((approval) => approval.status === 'granted' && !state.isApprovalReserved(approval.approvalId));
+    // An expired request can no longer be approved: the next attempt opens a fresh one.
+    const pending = open.find((approval) => approval.status === 'pending' && Date.parse(approval.requestedAt) + deps.approvalTtlMs > command.nowMs);
+    if (granted) presentedApproval = granted.approvalId;
+    else if (pending) {
+      return {
+        events: [received, decided(decision.reasons)],
+        status: 'pending_approval',
+        decision,
+        explanation: `${decision.explanation}; approval ${pending.approvalId} for this exact payload is still pending: a reviewer approves it with \`svc approvals approve ${pending.approvalId}\`, then the identical request passes once`,
+        decidedIndex: 1,
+        approval: { approvalId: pending.approvalId, status: 'pending' },
+      };
+    }
+  }
+
+  if (presentedApproval === undefined) {
     const requested: LedgerEvent = {
       type: 'approval.requested',
       stream,
@@ -123,7 +148,7 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
     };
   }
 
-  const resolved = resolvePresentedApproval(state, command.presentedApproval, { nowMs: command.nowMs, approvalTtlMs: deps.approvalTtlMs, verifyArtifact: deps.verifyArtifact });
+  const resolved = resolvePresentedApproval(state, presentedApproval, { nowMs: command.nowMs, approvalTtlMs: deps.approvalTtlMs, verifyArtifact: deps.verifyArtifact });
   if (!resolved.ok) return refused(resolved.refusal);
   const approval: OpenApproval = resolved.approval;
   const requestedAction = approval.action;

@@ -35,6 +35,8 @@ export class RuntimeState {
   private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
   private readonly reservedApprovals = new Set<string>();
   private lastSweep = 0;
+  /** The configuration the last `config.loaded` record named. */
+  lastConfig: { configHash: string; policyHash: string } | undefined;
 
   /** `budgets`: the policy's budgets (or their longest window), so counts reach back far enough. */
   constructor(budgets: ConstructorParameters<typeof BudgetCounter>[0]) {
@@ -74,6 +76,9 @@ export class RuntimeState {
         break;
       case 'execution.blocked':
         this.awaitingApproval.delete(record.data.actionId);
+        break;
+      case 'config.loaded':
+        this.lastConfig = { configHash: record.data.configHash, policyHash: record.data.policyHash };
         break;
       default:
         break;
@@ -121,6 +126,17 @@ export class RuntimeState {
 
   settledApproval(approvalId: string): 'used' | 'rejected' | undefined {
     return this.settledApprovals.get(approvalId);
+  }
+
+  /** Open approvals (pending or granted, not used) asked for this exact payload on this tool and resource. */
+  approvalsForPayload(payloadHash: string, tool: string, resource: string): OpenApproval[] {
+    const found: OpenApproval[] = [];
+    for (const approval of this.ledger.approvals.values()) {
+      if (approval.payloadHash !== payloadHash) continue;
+      const action = this.approvalActions.get(approval.approvalId);
+      if (action && action.capability.tool === tool && action.capability.resource === resource) found.push(this.approval(approval.approvalId) as OpenApproval);
+    }
+    return found.sort((a, b) => a.requestedSeq - b.requestedSeq);
   }
 
   openApprovals(): OpenApproval[] {

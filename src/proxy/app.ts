@@ -123,12 +123,23 @@ export function buildProxyApp(enforcer: Enforcer): FastifyInstance {
 }
 
 function requestOptions(request: FastifyRequest): RequestOptions {
+  const source = actionSource(request.headers['svc-source']);
   const header = request.headers['svc-approval'];
-  if (header === undefined) return { source: 'proxy' };
+  if (header === undefined) return { source };
   if (typeof header !== 'string' || header.length === 0 || header.length > MAX_APPROVAL_HEADER) {
     throw new SvcError('approval_invalid', 'the svc-approval header must be one approval id or one approval artifact');
   }
-  return { source: 'proxy', presentedApproval: header.trim() };
+  return { source, presentedApproval: header.trim() };
+}
+
+/**
+ * `svc-source: hook` marks a runtime hook's request: no matching rule is then "no opinion", and a
+ * step_up finds its approval by payload hash. Neither can turn a deny into an allow.
+ */
+function actionSource(header: string | string[] | undefined): 'proxy' | 'hook' {
+  if (header === undefined) return 'proxy';
+  if (header === 'hook') return 'hook';
+  throw new SvcError('schema_invalid', 'the svc-source header, when present, must be "hook"');
 }
 
 function invalid(reply: FastifyReply, issues: { path: string; message: string }[]) {

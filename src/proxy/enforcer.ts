@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { normalizeAction, type ActionIssue, type NormalizedAction } from '../actionpass/action.js';
 import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
-import { workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
+import { inThreadPassSigner, workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
 import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
 import { loadPassSigner } from '../actionpass/key-ring.js';
 import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
@@ -20,7 +20,8 @@ import { openLedgerWithKey } from '../events/ledger-key.js';
 import type { LedgerWriter, Receipt } from '../events/ledger-writer.js';
 import { foldLedgerFile } from '../evidence/fold-ledger.js';
 import { SvcError } from '../errors.js';
-import { compilePolicy, type CompiledPolicy, type PolicyMode } from '../policy/compile-policy.js';
+import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
+import { compileConfigPolicy } from '../policy/config-policy.js';
 import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
 
 /**
@@ -35,6 +36,11 @@ import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js
 export interface EnforcerOptions {
   handlers?: readonly ToolHandler[];
   now?: () => number;
+  /**
+   * Where passes are signed: a worker thread holding the key (a long-running proxy), or this
+   * thread (a short-lived hook process, where starting a worker costs more than it saves).
+   */
+  signer?: 'worker' | 'in-thread';
 }
 
 export type Normalized = { ok: true; action: NormalizedAction; actionHash: string; payloadHash: string } | { ok: false; issues: ActionIssue[] };
@@ -61,13 +67,13 @@ export interface RequestOptions {
 }
 
 export class Enforcer {
-  private policy: CompiledPolicy;
   private readonly handlers = new HandlerRegistry();
   private readonly now: () => number;
   private trust: TrustIndex;
 
   private constructor(
     private config: SvcConfig,
+    private policy: CompiledPolicy,
     readonly writer: LedgerWriter,
     readonly state: RuntimeState,
     private signer: PassSigner,
@@ -75,7 +81,6 @@ export class Enforcer {
     private readonly keyFiles: { keysDir: string; trustFile: string },
     options: EnforcerOptions,
   ) {
-    this.policy = compilePolicy(config.policy);
     this.trust = trust;
     this.now = options.now ?? Date.now;
     for (const handler of options.handlers ?? []) this.handlers.register(handler);
@@ -87,7 +92,7 @@ export class Enforcer {
    */
   static async open(loaded: LoadedConfig, options: EnforcerOptions = {}): Promise<Enforcer> {
     const { config } = loaded;
-    const policy = compilePolicy(config.policy);
+    const policy = compileConfigPolicy(loaded);
     const state = new RuntimeState(policy.budgets);
     // Records sealed while the file is being folded (a recovery record, a timed checkpoint) wait here.
     let sealedDuringReplay: CheckedRecord[] | undefined = [];
@@ -107,7 +112,8 @@ export class Enforcer {
       sealedDuringReplay = undefined;
       const keyFiles = { keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust) };
       const { key, trust } = await loadPassSigner({ ...keyFiles, tenant: config.tenant });
-      const enforcer = new Enforcer(config, writer, state, workerPassSigner(key), trust, keyFiles, options);
+      const signer = options.signer === 'in-thread' ? inThreadPassSigner(key) : workerPassSigner(key);
+      const enforcer = new Enforcer(config, policy, writer, state, signer, trust, keyFiles, options);
       await enforcer.recordConfig();
       return enforcer;
     } catch (error) {
@@ -210,7 +216,7 @@ export class Enforcer {
         throw new SvcError('config_reload_refused', `changing ${key} needs a restart of svc proxy; the running policy is unchanged`);
       }
     }
-    const policy = compilePolicy(next.policy);
+    const policy = compileConfigPolicy(loaded);
     // A longer budget window counts from now on what the old window still held: it never fails, and
     // it never counts more than happened.
     this.state.budgets.widenWindow(Math.max(0, ...policy.budgets.map((budget) => budget.windowMs)));
@@ -230,11 +236,15 @@ export class Enforcer {
     await this.writer.close();
   }
 
+  /** Records the configuration in force, unless the ledger's last `config.loaded` already says the same. */
   private async recordConfig(): Promise<void> {
-    await this.append([this.configEvent(this.config, this.policy)]);
+    const event = this.configEvent(this.config, this.policy);
+    const last = this.state.lastConfig;
+    if (last && last.configHash === event.data.configHash && last.policyHash === event.data.policyHash) return;
+    await this.append([event]);
   }
 
-  private configEvent(config: SvcConfig, policy: CompiledPolicy): LedgerEvent {
+  private configEvent(config: SvcConfig, policy: CompiledPolicy): Extract<LedgerEvent, { type: 'config.loaded' }> {
     return { type: 'config.loaded', stream: 'config', data: { configHash: hashCanonical(config), policyHash: policy.policyHash } };
   }
 
@@ -252,7 +262,8 @@ export class Enforcer {
         ids: { actionId, passId: newId('pass'), approvalId: newId('apr') },
         nowMs: this.now(),
         decisionSeq: this.writer.nextEventSeqs(2)[1] as number,
-        mode: options.mode ?? 'enforce',
+        mode: options.mode ?? (options.source === 'hook' ? 'hook' : 'enforce'),
+        findApprovalByPayload: options.source === 'hook',
         ...(options.presentedApproval !== undefined && { presentedApproval: options.presentedApproval }),
       },
       {

@@ -218,6 +218,54 @@ describe('decideAuthorization', () => {
   });
 });
 
+describe('decideAuthorization for hooks (approval found by payload hash)', () => {
+  const hook = (capability: object): AuthorizeCommand => ({ ...command(capability), source: 'hook', mode: 'hook', findApprovalByPayload: true });
+
+  it('given a pending approval of this payload, when the identical request comes again, then the same approval is named and no second one opens', () => {
+    const state = newState();
+    const first = decide(state, hook(email('numbers attached')), deps);
+    given(state, first.events);
+    const again = decide(state, hook(email('numbers attached')), deps);
+    expect(again.status).toBe('pending_approval');
+    expect(again.approval?.approvalId).toBe(first.approval?.approvalId);
+    expect(again.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided']);
+  });
+
+  it('given a granted approval of this payload, when the identical request comes, then it passes once, and a third attempt opens a new approval', () => {
+    const state = newState();
+    const first = hook(email('numbers attached'));
+    const opened = decide(state, first, deps);
+    given(state, opened.events);
+    grant(state, { request: first, approvalId: first.ids.approvalId });
+    const second = decide(state, hook(email('numbers attached')), deps);
+    expect(second.status).toBe('decided');
+    expect(second.pass?.claims.approvalId).toBe(first.ids.approvalId);
+    given(state, second.events);
+    const third = hook(email('numbers attached'));
+    const outcome = decide(state, third, deps);
+    expect(outcome.status).toBe('pending_approval');
+    expect(outcome.approval?.approvalId).toBe(third.ids.approvalId);
+  });
+
+  it('given a granted approval of one payload, when a different payload comes, then it gets its own pending approval', () => {
+    const state = newState();
+    const first = hook(email('numbers attached'));
+    given(state, decide(state, first, deps).events);
+    grant(state, { request: first, approvalId: first.ids.approvalId });
+    const changed = hook(email('numbers attached, and the wire details'));
+    const outcome = decide(state, changed, deps);
+    expect(outcome.status).toBe('pending_approval');
+    expect(outcome.approval?.approvalId).toBe(changed.ids.approvalId);
+  });
+
+  it('without findApprovalByPayload (the proxy and SDK), a repeated request opens a new approval', () => {
+    const state = newState();
+    given(state, decide(state, command(email('numbers attached')), deps).events);
+    const again = command(email('numbers attached'));
+    expect(decide(state, again, deps).approval?.approvalId).toBe(again.ids.approvalId);
+  });
+});
+
 describe('decideGrant', () => {
   it('refuses an artifact over a different payload than the one that asked, and a second grant', () => {
     const state = newState();
