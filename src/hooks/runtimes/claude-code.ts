@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import type { HookEvent, HookOutput, HookVerdict, RuntimeProtocol, ToolCall } from '../hook-event.js';
+import {
+  SILENT,
+  absoluteDirectory,
+  blockingExit,
+  effectiveDecision,
+  failureReason,
+  invalidInput,
+  jsonOut,
+  mcpName,
+  parseWith,
+  readJsonObject,
+  toolPath,
+} from './hook-input.js';
+
+/**
+ * Claude Code's command hooks, registered for `PreToolUse` (every tool) and `UserPromptSubmit`.
+ *
+ * In: one JSON object on stdin with `session_id`, `transcript_path`, `cwd`, `permission_mode`,
+ * `hook_event_name` and, for PreToolUse, `tool_name` + `tool_input` (the tool's own arguments;
+ * MCP tools are `mcp__<server>__<tool>` with their arguments as `tool_input`), for
+ * UserPromptSubmit, `prompt`.
+ *
+ * Out: PreToolUse answers with exit 0 and `hookSpecificOutput.permissionDecision` allow, deny or
+ * ask (the reason goes to Claude on deny, to the person on ask); a prompt is refused with
+ * `{"decision":"block","reason"}`, which keeps it from the model. No opinion prints nothing.
+ * Input that cannot be read exits 2 with the reason on stderr, which blocks either event.
+ */
+const RUNTIME = 'claude-code';
+
+const common = {
+  session_id: z.string(),
+  cwd: z.string(),
+  transcript_path: z.string().optional(),
+  permission_mode: z.string().optional(),
+};
+
+const inputSchema = z.discriminatedUnion('hook_event_name', [
+  z.object({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_input: z.record(z.string(), z.unknown()) }),
+  z.object({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
+]);
+
+const grepInput = z.object({ pattern: z.string(), path: z.string().optional(), glob: z.string().optional() });
+const globInput = z.object({ pattern: z.string(), path: z.string().optional() });
+
+export const claudeCodeProtocol: RuntimeProtocol = {
+  runtime: RUNTIME,
+  supports: { ask: true, prompt: true },
+
+  parseInput(raw: string): HookEvent {
+    const input = parseWith(inputSchema, readJsonObject(raw, RUNTIME), RUNTIME);
+    const base = { runtime: RUNTIME, sessionId: input.session_id, cwd: absoluteDirectory(RUNTIME, 'cwd', input.cwd) } as const;
+    if (input.hook_event_name === 'UserPromptSubmit') return { event: 'prompt', ...base, prompt: input.prompt };
+    return { event: 'tool', ...base, toolName: input.tool_name, call: toolCall(input.tool_name, input.tool_input) };
+  },
+
+  formatVerdict(verdict: HookVerdict, event: HookEvent | undefined): HookOutput {
+    if (event === undefined) return blockingExit(failureReason(verdict));
+    const effective = effectiveDecision(verdict, event.event === 'tool');
+    if (effective === undefined) return SILENT;
+    if (event.event === 'prompt') {
+      return effective.decision === 'allow' ? SILENT : jsonOut({ decision: 'block', reason: effective.reason });
+    }
+    return jsonOut({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: effective.decision, permissionDecisionReason: effective.reason },
+    });
+  },
+};
+
+function toolCall(name: string, input: Record<string, unknown>): ToolCall {
+  const field = (key: string) => `tool_input.${key}`;
+  switch (name) {
+    case 'Bash': {
+      const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
+      return { kind: 'shell', command };
+    }
+    case 'Read':
+      return { kind: 'read', path: toolPath(RUNTIME, field('file_path'), input.file_path) };
+    case 'NotebookRead':
+      return { kind: 'read', path: toolPath(RUNTIME, field('notebook_path'), input.notebook_path) };
+    case 'Write':
+    case 'Edit':
+    case 'MultiEdit':
+      return { kind: 'write', path: toolPath(RUNTIME, field('file_path'), input.file_path), input };
+    case 'NotebookEdit':
+      return { kind: 'write', path: toolPath(RUNTIME, field('notebook_path'), input.notebook_path), input };
+    case 'Grep': {
+      const grep = parseWith(grepInput, input, RUNTIME, 'tool_input');
+      return { kind: 'search', pattern: grep.pattern, contents: true, ...optionalPath(grep.path), ...(grep.glob !== undefined && { glob: grep.glob }) };
+    }
+    case 'Glob': {
+      const glob = parseWith(globInput, input, RUNTIME, 'tool_input');
+      return { kind: 'search', pattern: glob.pattern, contents: false, ...optionalPath(glob.path) };
+    }
+    case 'LS':
+      return { kind: 'search', path: toolPath(RUNTIME, field('path'), input.path), pattern: '*', contents: false };
+    case 'WebFetch': {
+      const { url } = parseWith(z.object({ url: z.string().min(1) }), input, RUNTIME, 'tool_input');
+      return { kind: 'fetch', url };
+    }
+    default: {
+      const mcp = mcpName(name);
+      if (mcp !== undefined) return { kind: 'mcp', ...mcp, arguments: input };
+      if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
+      return { kind: 'other', name };
+    }
+  }
+}
+
+/** An empty `path` searches the working directory, as an absent one does. */
+function optionalPath(value: string | undefined): { path?: string } {
+  if (value === undefined || value === '') return {};
+  return { path: toolPath(RUNTIME, 'tool_input.path', value) };
+}
