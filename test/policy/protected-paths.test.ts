@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
+import { policySchema } from '../../src/policy/policy-schema.js';
 import { compileProtectedPaths, protectedPathsSchema } from '../../src/policy/protected-paths.js';
 
 const places = { root: '/work/repo', home: '/home/dev', configFile: '/work/repo/agent.yml' };
@@ -64,12 +65,12 @@ describe('protected paths', () => {
   });
 
   it('in a policy: a guard deny beats a rule allow, a rule deny beats a guard step_up, and the hash covers the guard', () => {
-    const rules = { rules: [{ id: 'all-files', when: { tool: 'fs.file.*' }, decision: 'allow' as const }], budgets: [] };
+    const rules = policySchema.parse({ rules: [{ id: 'all-files', when: { tool: 'fs.file.*' }, decision: 'allow' }] });
     const policy = compilePolicy(rules, guard);
     const context = { now: 0, countAllowed: () => 0 };
     expect(policy.evaluate(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/.env' }), context, 'hook')).toMatchObject({ decision: 'deny', reasons: ['protected_path_read'] });
     expect(policy.evaluate(fileAction('fs.file.read', { operation: 'read', path: '/work/repo/a.ts' }), context, 'hook')).toMatchObject({ decision: 'allow' });
-    const denyAll = compilePolicy({ rules: [{ id: 'no-files', when: { tool: 'fs.file.*' }, decision: 'deny' as const }], budgets: [] }, guard);
+    const denyAll = compilePolicy(policySchema.parse({ rules: [{ id: 'no-files', when: { tool: 'fs.file.*' }, decision: 'deny' }] }), guard);
     expect(denyAll.evaluate(fileAction('fs.file.read', { operation: 'read', dynamic: { reason: 'variable', text: '$F' } }), context, 'hook')).toMatchObject({ decision: 'deny', ruleId: 'no-files' });
     expect(policy.policyHash).not.toBe(compilePolicy(rules).policyHash);
   });
