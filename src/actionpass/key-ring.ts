@@ -12,6 +12,9 @@
  * `$XDG_CONFIG_HOME/svc/reviewer-keys`, else `~/.config/svc/reviewer-keys`. Their public keys are
  * listed in trust.json with role `reviewer` and the `user:<email>` they approve as.
  *
+ * MCP pin keys: like ActionPass keys (private files in `keys.dir`, role `mcp-pin` in trust.json),
+ * they sign the entries of the MCP pin lock, so a pin verifies offline from trust.json alone.
+ *
  * Every change to trust.json is a locked read-modify-write (`updateTrustStore`).
  *
  * Error codes (besides those of keys.ts and trust-store.ts): key_unknown, key_mismatch,
@@ -241,6 +244,38 @@ export async function revokeKey(trustFile: string, name: string, nowIso: string)
     const keys = current.keys.slice();
     keys[index] = revoked;
     return { next: { ...current, keys }, result: { entry: revoked, changed: true } };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP pin keys
+
+/** `svc.local/<tenant>/mcp-pin-<yyyymmdd>-<4 hex>`, the date in UTC. */
+export function pinKeyName(tenant: string, date: Date, hex = suffix()): string {
+  const day = date.toISOString().slice(0, 10).replaceAll('-', '');
+  return `${PASS_KEY_ISSUER}/${tenant}/mcp-pin-${day}-${hex}`;
+}
+
+/** Unrevoked MCP pin keys, the one that should sign first. */
+export function pinKeyCandidates(store: TrustStore): TrustedKeyEntry[] {
+  return newestFirst(store.keys.filter((entry) => entry.role === 'mcp-pin' && entry.revokedAt === undefined));
+}
+
+/**
+ * The key that signs MCP pins: the newest unrevoked role-mcp-pin key in trust.json whose private
+ * key file is in `keysDir`, generated (0600) and listed on first use like the ActionPass key.
+ */
+export async function loadPinKey(options: PassKeyOptions): Promise<PassSigner> {
+  const store = await readTrustStore(options.trustFile);
+  const existing = await firstUsable(options.keysDir, pinKeyCandidates(store));
+  if (existing !== undefined) return { key: existing, trust: TrustIndex.of(store), created: false };
+  return updateTrustStore<PassSigner>(options.trustFile, async (current) => {
+    const raced = await firstUsable(options.keysDir, pinKeyCandidates(current));
+    if (raced !== undefined) return { result: { key: raced, trust: TrustIndex.of(current), created: false } };
+    const date = (options.now ?? (() => new Date()))();
+    const key = await createKey(options.keysDir, current, () => pinKeyName(options.tenant, date));
+    const next: TrustStore = { ...current, keys: [...current.keys, { ...publicKeyInfo(key), role: 'mcp-pin', addedAt: date.toISOString() }] };
+    return { next, result: { key, trust: TrustIndex.of(next), created: true } };
   });
 }
 

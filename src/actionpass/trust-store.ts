@@ -3,11 +3,12 @@
  * signatures from, what each may sign, and when a key was revoked.
  *
  *   { "version": 0, "keys": [ { "name", "alg": "Ed25519", "publicKey": "<base64 32 bytes>",
- *                               "role": "actionpass" | "reviewer", "reviewer"?: "user:<email>",
+ *                               "role": "actionpass" | "reviewer" | "mcp-pin", "reviewer"?: "user:<email>",
  *                               "addedAt": "<RFC 3339 UTC ms>", "revokedAt"?: "<RFC 3339 UTC ms>" } ] }
  *
  * A key has one role: an ActionPass key cannot sign approvals and a reviewer key cannot sign
- * passes, so one public key may appear in one entry only. A reviewer key names the identity it
+ * passes, so one public key may appear in one entry only. An `mcp-pin` key signs the entries of
+ * the MCP pin lock (svc.mcp.lock, docs/mcp.md) and nothing else. A reviewer key names the identity it
  * approves as. The file holds no secret (mode 0644); private keys live in key files.
  *
  * Error codes: trust_store_invalid, trust_store_io, trust_store_locked.
@@ -22,7 +23,7 @@ import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, fsyncDirectory, isValidK
 
 export const TRUST_STORE_VERSION = 0;
 
-export type TrustRole = 'actionpass' | 'reviewer';
+export type TrustRole = 'actionpass' | 'reviewer' | 'mcp-pin';
 
 export interface TrustedKeyEntry {
   name: string;
@@ -69,7 +70,7 @@ const entrySchema = z
     publicKey: z
       .string()
       .refine((text) => decodeBase64Strict(text)?.length === ED25519_PUBLIC_KEY_LENGTH, 'expected standard base64 (with padding) of a 32-byte Ed25519 public key'),
-    role: z.enum(['actionpass', 'reviewer']),
+    role: z.enum(['actionpass', 'reviewer', 'mcp-pin']),
     reviewer: z.string().regex(REVIEWER_IDENTITY_PATTERN, 'expected user:<email>').optional(),
     addedAt: timestamp,
     revokedAt: timestamp.optional(),
@@ -78,7 +79,7 @@ const entrySchema = z
     if (entry.role === 'reviewer' && entry.reviewer === undefined) {
       context.addIssue({ code: 'custom', path: ['reviewer'], message: 'a reviewer key must name the user:<email> it approves as' });
     }
-    if (entry.role === 'actionpass' && entry.reviewer !== undefined) {
+    if (entry.role !== 'reviewer' && entry.reviewer !== undefined) {
       context.addIssue({ code: 'custom', path: ['reviewer'], message: 'only a reviewer key names a reviewer' });
     }
   });

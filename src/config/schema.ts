@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TENANT_PATTERN } from '../actionpass/action.js';
 import { policySchema } from '../policy/policy-schema.js';
 import { protectedPathsSchema } from '../policy/protected-paths.js';
+import { mcpConfigSchema } from './mcp-schema.js';
 
 /**
  * The `svc.yml` schema. Unknown keys are rejected so a typo never silently falls back to a
@@ -81,6 +82,8 @@ export const svcConfigSchema = z.strictObject({
       stepUp: z.enum(['deny', 'ask']).default('deny'),
     })
     .prefault({}),
+  /** `svc mcp serve`: upstream MCP servers, the pin lock and what an unpinned tool gets (src/config/mcp-schema.ts). */
+  mcp: mcpConfigSchema.prefault({}),
 });
 
 export type SvcConfig = z.infer<typeof svcConfigSchema>;
