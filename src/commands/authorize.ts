@@ -36,6 +36,19 @@ export interface AuthorizeCommand {
    * and a pending one is named again instead of opening another.
    */
   findApprovalByPayload?: boolean;
+  /**
+   * A verdict reached before the policy from facts the policy does not see (an MCP tool whose
+   * definition no longer matches its pin): its deny stands whatever the rules say, and its
+   * step_up yields only to a rule's deny, like the protected-path guard.
+   */
+  guard?: PreVerdict;
+}
+
+export interface PreVerdict {
+  decision: 'deny' | 'step_up';
+  reasons: string[];
+  ruleId: string;
+  explanation: string;
 }
 
 export interface AuthorizeDependencies {
@@ -66,11 +79,12 @@ export interface AuthorizeOutcome {
 export function decideAuthorization(state: RuntimeState, command: AuthorizeCommand, deps: AuthorizeDependencies): AuthorizeOutcome {
   const { action, ids } = command;
   const stream = `action:${ids.actionId}`;
-  const decision = deps.policy.evaluate(
+  const evaluated = deps.policy.evaluate(
     action,
     { now: command.nowMs, countAllowed: (budget, agentId, tool) => state.budgets.countAllowed(budget, agentId, tool, command.nowMs) },
     command.mode,
   );
+  const decision = command.guard ? applyGuard(evaluated, command.guard) : evaluated;
   const received: LedgerEvent = {
     type: 'action.received',
     stream,
@@ -193,6 +207,11 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
       decidedIndex: 1,
     };
   }
+}
+
+function applyGuard(evaluated: PolicyDecision, guard: PreVerdict): PolicyDecision {
+  if (guard.decision === 'step_up' && evaluated.decision === 'deny') return evaluated;
+  return { ...evaluated, decision: guard.decision, reasons: guard.reasons, ruleId: guard.ruleId, explanation: guard.explanation };
 }
 
 /** The record of a signed ActionPass, appended after its decision. */

@@ -35,6 +35,8 @@ export class RuntimeState {
   private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
   private readonly reservedApprovals = new Set<string>();
   private lastSweep = 0;
+  /** `<server>\0<tool>` → the definition hashes the ledger last recorded as pinned and as presented instead. */
+  private readonly mcpTools = new Map<string, { pinned?: string; changed?: { pinnedHash: string; presentedHash: string } }>();
   /** The configuration the last `config.loaded` record named. */
   lastConfig: { configHash: string; policyHash: string } | undefined;
 
@@ -80,6 +82,14 @@ export class RuntimeState {
       case 'config.loaded':
         this.lastConfig = { configHash: record.data.configHash, policyHash: record.data.policyHash };
         break;
+      case 'mcp.tool.pinned':
+        this.mcpTools.set(`${record.data.server}\0${record.data.tool}`, { pinned: record.data.definitionHash });
+        break;
+      case 'mcp.tool.changed': {
+        const key = `${record.data.server}\0${record.data.tool}`;
+        this.mcpTools.set(key, { ...this.mcpTools.get(key), changed: { pinnedHash: record.data.pinnedHash, presentedHash: record.data.presentedHash } });
+        break;
+      }
       default:
         break;
     }
@@ -91,6 +101,11 @@ export class RuntimeState {
       if (this.settledApprovals.size > MAX_SETTLED_APPROVALS) this.settledApprovals.delete(this.settledApprovals.keys().next().value as string);
     }
     this.sweep(Date.parse(record.ts));
+  }
+
+  /** What the ledger last recorded about an MCP tool's definition, so a pin or a change is recorded once, not every session. */
+  mcpTool(server: string, tool: string): { pinned?: string; changed?: { pinnedHash: string; presentedHash: string } } | undefined {
+    return this.mcpTools.get(`${server}\0${tool}`);
   }
 
   /** Marks a pass used the moment it is verified for execution, before its outcome is recorded. */

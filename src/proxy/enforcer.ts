@@ -8,7 +8,7 @@ import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
 import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/tool-handler.js';
 import { decideGrant, decideRejection } from '../commands/approve.js';
-import { decideAuthorization, passIssued, type AuthorizeOutcome } from '../commands/authorize.js';
+import { decideAuthorization, passIssued, type AuthorizeOutcome, type PreVerdict } from '../commands/authorize.js';
 import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
@@ -64,6 +64,8 @@ export interface RequestOptions {
   source: ActionSource;
   mode?: PolicyMode;
   presentedApproval?: string;
+  /** A verdict reached before the policy (MCP definition pins); see `AuthorizeCommand.guard`. */
+  guard?: PreVerdict;
 }
 
 export class Enforcer {
@@ -175,6 +177,16 @@ export class Enforcer {
     return this.append([executionCompleted(claims.actionId, claims.jti, claims.payloadHash, result)]).then((receipts) => receipts[0] as Receipt);
   }
 
+  /** Records a refusal at the execution boundary after `verifyPass` failed: nothing was sent. */
+  async recordBlocked(claims: ActionPassClaims, reason: string, executedPayloadHash: string): Promise<Receipt> {
+    return this.append([executionBlocked(claims.actionId, reason, claims.payloadHash, executedPayloadHash)]).then((receipts) => receipts[0] as Receipt);
+  }
+
+  /** Records what became of an MCP server's tool definitions (pinned, changed): evidence beside the decisions. */
+  async recordPins(events: readonly Extract<LedgerEvent, { type: 'mcp.tool.pinned' | 'mcp.tool.changed' }>[]): Promise<Receipt[]> {
+    return events.length === 0 ? [] : this.append([...events]);
+  }
+
   async grantApproval(approvalId: string, artifact: string): Promise<{ approval: OpenApproval; receipt: Receipt }> {
     await this.refreshTrust();
     const decision = decideGrant(this.state, {
@@ -263,8 +275,10 @@ export class Enforcer {
         nowMs: this.now(),
         decisionSeq: this.writer.nextEventSeqs(2)[1] as number,
         mode: options.mode ?? (options.source === 'hook' ? 'hook' : 'enforce'),
-        findApprovalByPayload: options.source === 'hook',
+        // Neither a hook nor an MCP client can carry an approval id into the agent's next attempt.
+        findApprovalByPayload: options.source === 'hook' || options.source === 'mcp',
         ...(options.presentedApproval !== undefined && { presentedApproval: options.presentedApproval }),
+        ...(options.guard !== undefined && { guard: options.guard }),
       },
       {
         policy: this.policy,
