@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerExport } from './commands/export.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerProveEquivalence } from './commands/prove-equivalence.js';
 import { registerProxy } from './commands/proxy.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerVerifyExport(program);
   registerProveEquivalence(program);
   registerKeys(program);
+  registerMcp(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }
