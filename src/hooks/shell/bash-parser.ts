@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Language, Parser } from 'web-tree-sitter';
+import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
+import { copySyntaxTree, findSyntaxError, grammarTables, repairHereStrings, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
+
+/**
+ * The real bash grammar (tree-sitter-bash) running in web-tree-sitter. Both WebAssembly files
+ * come from the installed packages and are read from disk: nothing is fetched at run time.
+ */
+
+export type ParseResult =
+  | { ok: true; root: SyntaxNode; nodes: number }
+  | { ok: false; message: string };
+
+export interface BashParser {
+  /** Parses one script. `nodeBudget` is what is left of the analysis' node allowance. */
+  parse(source: string, nodeBudget: number): ParseResult;
+}
+
+/** Long inputs get a wall-clock budget; short ones skip the progress callback's overhead. */
+const TIMED_PARSE_LENGTH = 8 * 1024;
+
+class TreeSitterBashParser implements BashParser {
+  constructor(
+    private readonly parser: Parser,
+    private readonly tables: GrammarTables,
+  ) {}
+
+  parse(source: string, nodeBudget: number): ParseResult {
+    let tree;
+    if (source.length > TIMED_PARSE_LENGTH) {
+      const deadline = performance.now() + PARSE_TIME_BUDGET_MS;
+      // Returning true cancels the parse (the typings say void; the runtime reads the value).
+      tree = this.parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
+    } else {
+      tree = this.parser.parse(source);
+    }
+    if (!tree) {
+      this.parser.reset();
+      return { ok: false, message: 'the command took too long to parse' };
+    }
+    try {
+      const copy = copySyntaxTree(tree, this.tables, nodeBudget, MAX_TREE_DEPTH);
+      if (!copy.ok) {
+        return {
+          ok: false,
+          message: copy.reason === 'too_deep' ? `the command nests too deeply (at offset ${copy.offset})` : 'the command is too large to analyze',
+        };
+      }
+      repairHereStrings(copy.root);
+      const error = findSyntaxError(copy.root);
+      if (error) {
+        const excerpt = source.slice(error.start, Math.min(error.end, error.start + 40));
+        return { ok: false, message: `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}` };
+      }
+      return copy;
+    } finally {
+      tree.delete();
+    }
+  }
+}
+
+let loading: Promise<BashParser> | undefined;
+
+/** Initializes web-tree-sitter and the bash grammar once per process. */
+export function loadBashParser(): Promise<BashParser> {
+  loading ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const runtimeWasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
+    const grammarWasm = require.resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    // Handing the bytes over directly skips web-tree-sitter's own lookup (a URL next to its
+    // module, or fetch() outside Node); locateFile covers any other file it might ask for.
+    await Parser.init({ wasmBinary: readFileSync(runtimeWasm), locateFile: () => runtimeWasm });
+    const language = await Language.load(readFileSync(grammarWasm));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    return new TreeSitterBashParser(parser, grammarTables(language));
+  })();
+  // A failed load (missing package files) must not stay cached as a rejected promise forever.
+  loading.catch(() => (loading = undefined));
+  return loading;
+}

@@ -1,0 +1,82 @@
+import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
+import type { Word } from './word-expansion.js';
+
+/**
+ * What a command handler (commands/*.ts) sees of one simple command, and the only ways it can
+ * report what the command does. Handlers know a program's argument conventions; everything
+ * about paths, the working directory and nesting is done here, the same way for all of them.
+ */
+export interface CommandContext {
+  /** The words of the command after expansion; argv[0] is the program as written. */
+  readonly argv: readonly Word[];
+  /** The program's file name without directories (`/usr/bin/cat` → `cat`). */
+  readonly program: string;
+  /** Where the command's standard input comes from (a shell with no script reads its code there). */
+  readonly stdin: StdinSource;
+  /** The HOME the program sees (for files it finds there itself, like ~/.netrc); undefined when reassigned. */
+  readonly home: string | undefined;
+  /** Reports that the command performs `kind` on the file `word` names. */
+  file(kind: FileOperationKind, word: Word, via: string, options?: FileOptions): void;
+  /** Reports an operation whose target is known only at run time (code run by an interpreter, xargs input, ...). */
+  dynamic(kind: FileOperationKind, text: string, reason: DynamicReason, via: string): void;
+  /** What a static word names on disk now (following symlinks), undefined if nothing or unknown. */
+  kindOf(word: Word): 'file' | 'directory' | 'other' | undefined;
+  /** The absolute, normalized path a static word names from the likeliest working directory; undefined if unknown. */
+  absolute(word: Word): string | undefined;
+  /** Runs another command line made of these words, as the same shell would (wrappers, `find -exec`). */
+  run(argv: readonly Word[], changes?: RunChanges): void;
+  /** Analyzes shell code given as a string (`sh -c`, `eval`, a heredoc fed to a shell) one level deeper. */
+  script(code: string, via: string, options?: { homeReassigned?: boolean; sameShell?: boolean }): void;
+  /** `cd`, `pushd`, `popd`: changes the working directory of the commands that follow. */
+  changeDirectory(change: DirectoryChange): void;
+  /** Records a directory the command creates, so a later `cd` into it is not doubted. */
+  created(word: Word): void;
+}
+
+export interface FileOptions {
+  /** The whole tree under a directory (`grep -r`, `cp -r`, `tar c`, `find`). */
+  recursive?: boolean;
+  /** Resolve a relative path against this static word's directory instead of the working directory (`ln -s` targets). */
+  relativeTo?: Word;
+  /** False when the command acts on a symlink itself, not on what it points to (`rm link`, `ln`'s link name). */
+  followFinal?: boolean;
+  /** True when `-` names a file literally; by default it is standard input or output and not reported. */
+  dashIsFile?: boolean;
+}
+
+export type StdinSource =
+  /** The standard input the whole command line was given (for an agent's shell: nothing useful). */
+  | { kind: 'inherited' }
+  /** `< file`. */
+  | { kind: 'file'; word: Word }
+  /** A heredoc, a here-string or the output of the previous pipeline command; `text` when known statically. */
+  | { kind: 'text'; from: 'heredoc' | 'here-string' | 'pipe'; text: string | undefined };
+
+export interface RunChanges {
+  stdin?: StdinSource;
+  /** `env -C dir`, `sudo -D dir`, `git -C dir`: the inner command runs there. */
+  cwd?: Word;
+  /** `HOME=/x sh -c …`, `env HOME=/x …`, `sudo -H`: `~` and `$HOME` inside are not the user's home. */
+  homeReassigned?: boolean;
+  /**
+   * `find … -exec cmd {} ;`: the word `{}` stands for every file under these roots, so an
+   * operation on it becomes a recursive operation on each root.
+   */
+  placeholder?: { token: string; roots: readonly Word[] };
+}
+
+export type DirectoryChange =
+  | { kind: 'cd'; target: Word | undefined }
+  | { kind: 'pushd'; target: Word | undefined }
+  | { kind: 'popd' };
+
+export type CommandHandler = (context: CommandContext) => void;
+
+export interface CommandConvention {
+  handler: CommandHandler;
+  /**
+   * Wrappers (`sudo`, `env`, `timeout`, `xargs`, ...) only start another command; they are
+   * peeled off, so `commands` lists what they run instead of themselves.
+   */
+  wrapper?: boolean;
+}

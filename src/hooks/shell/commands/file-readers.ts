@@ -1,0 +1,133 @@
+import { parseArguments, type OptionSyntax } from '../argument-parser.js';
+import type { CommandContext, CommandConvention } from '../command-context.js';
+import { argumentsOf, reportEach } from './operands.js';
+
+/**
+ * Programs that read the files named by their operands and print something derived from them:
+ * cat and its relatives, pagers, checksums, encoders, formatters. Each is described by which of
+ * its options take a value (so `head -n 5 .env` reads `.env`, not `5`), which option values are
+ * files, and the odd operand that is an output file (`xxd in out`, `uniq in out`).
+ */
+interface ReaderSpec {
+  syntax?: OptionSyntax;
+  /** Options whose value is a file the program reads. */
+  readOptions?: readonly string[];
+  /** Options whose value is a file the program writes. */
+  writeOptions?: readonly string[];
+  /** Operands from this position on are written, not read (`xxd in out`). */
+  outputFrom?: number;
+  /** Operands before this position are not files (jq's filter), unless one of `unlessOptions` supplies them. */
+  leadingNonFiles?: { count: number; unlessOptions: readonly string[] };
+  /** Options that make the operands recursive reads (`diff -r`). */
+  recursiveOptions?: readonly string[];
+  /** Words starting with `+` are commands or offsets, not files (`less +F`, `tail +5`). */
+  plusWordsAreOptions?: boolean;
+}
+
+function reader(spec: ReaderSpec = {}): CommandConvention {
+  return {
+    handler(context: CommandContext) {
+      const words = spec.plusWordsAreOptions ? argumentsOf(context).filter((word) => !word.value?.startsWith('+')) : argumentsOf(context);
+      const parsed = parseArguments(words, spec.syntax);
+      const via = `${context.program} argument`;
+      for (const option of spec.readOptions ?? []) reportEach(context, 'read', parsed.values(option), `${context.program} ${option}`);
+      for (const option of spec.writeOptions ?? []) reportEach(context, 'write', parsed.values(option), `${context.program} ${option}`);
+      let operands = parsed.operands;
+      if (spec.leadingNonFiles && !parsed.has(...spec.leadingNonFiles.unlessOptions)) operands = operands.slice(spec.leadingNonFiles.count);
+      const recursive = spec.recursiveOptions !== undefined && parsed.has(...spec.recursiveOptions);
+      operands.forEach((word, index) => {
+        if (spec.outputFrom !== undefined && index >= spec.outputFrom) context.file('write', word, `${context.program} output`);
+        else context.file('read', word, via, recursive ? { recursive: true } : {});
+      });
+    },
+  };
+}
+
+const PLAIN = reader();
+
+export const FILE_READERS: Record<string, CommandConvention> = {
+  cat: reader({ syntax: {} }),
+  tac: reader({ syntax: { short: 's', long: ['separator'] } }),
+  nl: reader({ syntax: { short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] } }),
+  less: reader({ syntax: { short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'lesskey-file', 'pattern', 'prompt', 'tag', 'tag-file', 'tabs', 'window', 'shift', 'max-back-scroll', 'max-forw-scroll', 'jump-target'] }, readOptions: ['-k', '--lesskey-file', '-T', '--tag-file'], writeOptions: ['-o', '-O', '--log-file', '--LOG-FILE'], plusWordsAreOptions: true }),
+  more: reader({ syntax: { short: 'n', long: ['lines'] }, plusWordsAreOptions: true }),
+  most: reader({ plusWordsAreOptions: true }),
+  head: reader({ syntax: { short: 'nc', long: ['lines', 'bytes'] } }),
+  tail: reader({ syntax: { short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] } }),
+  wc: reader({ readOptions: ['--files0-from'] }),
+  xxd: reader({ syntax: { short: 'cglsonRb', long: ['cols', 'groupsize', 'len', 'seek', 'name'] }, outputFrom: 1 }),
+  hexdump: reader({ syntax: { short: 'nseEf' }, readOptions: ['-f'] }),
+  hd: reader({ syntax: { short: 'nseEf' }, readOptions: ['-f'] }),
+  od: reader({ syntax: { short: 'AjNtS', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format', 'strings', 'width', 'endian'] } }),
+  strings: reader({ syntax: { short: 'ntTesow', long: ['bytes', 'radix', 'target', 'encoding', 'output-separator'] } }),
+  base64: reader({ syntax: { short: 'wiobD', long: ['wrap', 'input', 'output', 'break'] }, readOptions: ['-i', '--input'], writeOptions: ['-o', '--output'] }),
+  base32: reader({ syntax: { short: 'w', long: ['wrap'] } }),
+  basenc: reader({ syntax: { short: 'w', long: ['wrap'] } }),
+  uuencode: PLAIN,
+  rev: PLAIN,
+  fold: reader({ syntax: { short: 'w', long: ['width'] } }),
+  fmt: reader({ syntax: { short: 'wpgd', long: ['width', 'prefix', 'goal'] } }),
+  cut: reader({ syntax: { short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] } }),
+  paste: reader({ syntax: { short: 'd', long: ['delimiters'] } }),
+  uniq: reader({ syntax: { short: 'fswD', long: ['skip-fields', 'skip-chars', 'check-chars', 'all-repeated', 'group'] }, outputFrom: 1 }),
+  comm: reader({ syntax: { long: ['output-delimiter'] } }),
+  join: reader({ syntax: { short: '12jteoav', long: [] } }),
+  cmp: reader({ syntax: { short: 'inI', long: ['ignore-initial', 'bytes'] } }),
+  expand: reader({ syntax: { short: 't', long: ['tabs'] } }),
+  unexpand: reader({ syntax: { short: 't', long: ['tabs'] } }),
+  pr: reader({ syntax: { short: 'cdeFhilNnowsSW', long: ['columns', 'header', 'length', 'width', 'page-width', 'indent', 'first-line-number', 'sep-string'] } }),
+  column: reader({ syntax: { short: 'cstoNRHWdE', long: ['output-width', 'separator', 'output-separator', 'table-columns', 'table-right', 'table-hide', 'table-wrap', 'table-name'] } }),
+  iconv: reader({ syntax: { short: 'fto', long: ['from-code', 'to-code', 'output'] }, writeOptions: ['-o', '--output'] }),
+  file: reader({ syntax: { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, readOptions: ['-f', '--files-from'] }),
+  sum: PLAIN,
+  cksum: reader({ syntax: { short: 'al', long: ['algorithm', 'length'] } }),
+  md5sum: PLAIN,
+  md5: reader({ syntax: { short: 's' } }),
+  sha1sum: PLAIN,
+  sha224sum: PLAIN,
+  sha256sum: PLAIN,
+  sha384sum: PLAIN,
+  sha512sum: PLAIN,
+  b2sum: reader({ syntax: { short: 'l', long: ['length'] } }),
+  shasum: reader({ syntax: { short: 'a', long: ['algorithm'] } }),
+  jq: reader({
+    syntax: { short: 'fL', long: ['arg', 'argjson', 'slurpfile', 'rawfile', 'indent', 'from-file', 'tab'] },
+    readOptions: ['-f', '--from-file'],
+    leadingNonFiles: { count: 1, unlessOptions: ['-f', '--from-file'] },
+  }),
+  yq: reader({ syntax: { short: 'IopP', long: ['indent', 'output-format', 'input-format', 'from-file'] }, leadingNonFiles: { count: 1, unlessOptions: ['--from-file'] } }),
+  bat: reader({ syntax: { short: 'lHrmp', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'style', 'theme', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] } }),
+  batcat: reader({ syntax: { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'style', 'theme', 'tabs', 'wrap', 'terminal-width', 'color', 'pager', 'file-name'] } }),
+  diff: reader({
+    syntax: { short: 'xXIFLCUWD', long: ['exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'label', 'context', 'unified', 'width', 'from-file', 'to-file', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'changed-group-format', 'new-group-format', 'old-group-format', 'unchanged-group-format', 'horizon-lines', 'tabsize', 'color', 'palette', 'ifdef', 'starting-file'] },
+    readOptions: ['-X', '--exclude-from', '--from-file', '--to-file'],
+    recursiveOptions: ['-r', '--recursive'],
+  }),
+  diff3: reader({ syntax: { short: 'L', long: ['label', 'diff-program'] } }),
+  sdiff: reader({ syntax: { short: 'owIW', long: ['output', 'width', 'ignore-matching-lines', 'diff-program', 'tabsize'] }, writeOptions: ['-o', '--output'] }),
+  colordiff: reader({ syntax: { short: 'xXIFLCU', long: ['exclude', 'exclude-from', 'label', 'context', 'unified'] }, recursiveOptions: ['-r', '--recursive'] }),
+  zcat: PLAIN,
+  gzcat: PLAIN,
+  zless: reader({ plusWordsAreOptions: true }),
+  zmore: reader({ plusWordsAreOptions: true }),
+  bzcat: PLAIN,
+  xzcat: PLAIN,
+  lzcat: PLAIN,
+  zstdcat: PLAIN,
+  lz4cat: PLAIN,
+  look: reader({ syntax: { short: 't' } }),
+  tsort: PLAIN,
+  ptx: PLAIN,
+  split: reader({ syntax: { short: 'lbCnat', long: ['lines', 'bytes', 'line-bytes', 'number', 'suffix-length', 'additional-suffix', 'separator', 'filter'] } }),
+  csplit: reader({ syntax: { short: 'bfn', long: ['suffix-format', 'prefix', 'digits'] } }),
+};
+
+/**
+ * sort reads its operands and writes `-o file`. Its `--files0-from` and `--random-source` are
+ * reads too.
+ */
+export const SORT: CommandConvention = reader({
+  syntax: { short: 'ktSTo', long: ['key', 'field-separator', 'buffer-size', 'temporary-directory', 'output', 'parallel', 'files0-from', 'random-source', 'batch-size', 'compress-program', 'sort'] },
+  readOptions: ['--files0-from', '--random-source'],
+  writeOptions: ['-o', '--output'],
+});

@@ -1,0 +1,154 @@
+import { parseArguments } from '../argument-parser.js';
+import type { CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { argumentsOf, looksLikePath, reportEach, reportPathLikeArguments } from './operands.js';
+import { codeFromStdin } from './shells.js';
+
+/**
+ * Language interpreters. Inline code (`python -c`, `node -e`, `perl -e`, …) can open any file,
+ * and the analysis does not read other languages, so it is reported as dynamic interpreter code
+ * (an execute whose target is unknown). A script file given to an interpreter is an execute of
+ * that file; the script's own arguments get the unknown-program heuristic (see operands.ts).
+ * Perl and Ruby in line mode (`-n`, `-p`) read their file operands, and with `-i` rewrite them.
+ */
+interface InterpreterSpec {
+  /** Options whose value is code. */
+  code: readonly string[];
+  /** Letters of other short options that take a value, and long ones. */
+  short?: string;
+  long?: readonly string[];
+  /** Options whose value is a script file (`php -f`). */
+  scriptOptions?: readonly string[];
+  /** Options after which the operands are arguments of a library module (`python -m`). */
+  moduleOptions?: readonly string[];
+  /** Options whose value is a file read (`node --env-file`). */
+  readOptions?: readonly string[];
+  /** Options whose value is a module that runs (`node -r ./setup.js`): an execute when it is a path. */
+  preloadOptions?: readonly string[];
+  /** Perl and Ruby: `-n`/`-p` read the operands, `-i` edits them in place. */
+  lineModes?: boolean;
+}
+
+function interpreter(spec: InterpreterSpec): CommandConvention {
+  return {
+    handler(context) {
+      const words = spec.lineModes ? splitInPlaceSuffix(argumentsOf(context)) : argumentsOf(context);
+      const parsed = parseArguments(words, { short: spec.short ?? '', long: spec.long ?? [], stopAtOperand: true });
+      reportEach(context, 'read', parsed.values(...(spec.readOptions ?? [])), `${context.program} option file`);
+      for (const module of parsed.values(...(spec.preloadOptions ?? []))) if (module.value?.startsWith('.') || module.value?.startsWith('/')) context.file('execute', module, `${context.program} preload`);
+      const codes = parsed.values(...spec.code);
+      const scripts = parsed.values(...(spec.scriptOptions ?? []));
+      let operands = parsed.operands;
+      if (codes.length > 0) {
+        for (const code of codes) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', `${context.program} inline code`);
+      } else if (scripts.length > 0) {
+        reportEach(context, 'execute', scripts, `${context.program} script`);
+      } else if (parsed.has(...(spec.moduleOptions ?? []))) {
+        // A library module runs with these arguments: nothing to execute by path.
+      } else if (operands[0] !== undefined && operands[0].value !== '-') {
+        context.file('execute', operands[0], `${context.program} script`);
+        operands = operands.slice(1);
+      } else {
+        codeFromStdin(context, 'other');
+        operands = operands.slice(1);
+      }
+      if (spec.lineModes && parsed.has('-n', '-p', '-i')) {
+        for (const file of operands) {
+          context.file('read', file, `${context.program} -n/-p input`);
+          if (parsed.has('-i')) context.file('write', file, `${context.program} -i`);
+        }
+        return;
+      }
+      reportPathLikeArguments(context, operands, `${context.program} argument`);
+    },
+  };
+}
+
+/** `perl -i.bak -pe …`: the backup suffix is glued to `-i`; keep `-i` and drop the suffix. */
+function splitInPlaceSuffix(words: readonly Word[]): Word[] {
+  return words.map((word) => (word.value !== undefined && /^-[a-zA-Z]*i[^a-zA-Z\s]/.test(word.value) ? { value: word.value.replace(/i[^a-zA-Z\s].*$/, 'i'), text: word.text } : word));
+}
+
+const PYTHON = interpreter({ code: ['-c'], short: 'cmWXQ', long: ['check-hash-based-pycs'], moduleOptions: ['-m'] });
+const NODE = interpreter({
+  code: ['-e', '--eval', '-p', '--print'],
+  short: 'eprC',
+  long: ['eval', 'print', 'require', 'import', 'loader', 'experimental-loader', 'input-type', 'conditions', 'env-file', 'env-file-if-exists', 'title', 'stack-size', 'max-old-space-size', 'test-name-pattern', 'test-reporter', 'test-reporter-destination', 'watch-path', 'inspect-port', 'disable-warning', 'redirect-warnings', 'report-dir', 'diagnostic-dir', 'cpu-prof-dir', 'heap-prof-dir'],
+  readOptions: ['--env-file', '--env-file-if-exists'],
+  preloadOptions: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+});
+const PERL = interpreter({ code: ['-e', '-E'], short: 'eEIMmlF0dDCx', lineModes: true });
+const RUBY = interpreter({ code: ['-e'], short: 'eIrCEFWx0', long: ['encoding', 'external-encoding', 'internal-encoding', 'enable', 'disable', 'dump'], lineModes: true });
+const PHP = interpreter({ code: ['-r', '-B', '-R', '-E'], short: 'rBREfdcStz', scriptOptions: ['-f'], readOptions: ['-c'] });
+const OSASCRIPT = interpreter({ code: ['-e'], short: 'els' });
+const LUA = interpreter({ code: ['-e'], short: 'el' });
+const RSCRIPT = interpreter({ code: ['-e'], long: ['default-packages'] });
+const JULIA = interpreter({ code: ['-e', '-E', '--eval', '--print'], short: 'eELJCOpt', long: ['eval', 'print', 'load', 'project', 'sysimage', 'threads', 'procs', 'optimize'] });
+const POWERSHELL = interpreter({ code: ['-c', '-Command', '-command', '-EncodedCommand', '-e', '-ec'], scriptOptions: ['-File', '-file', '-f'], short: 'cef', long: ['Command', 'command', 'File', 'file', 'EncodedCommand', 'ExecutionPolicy', 'WorkingDirectory', 'ConfigurationName', 'OutputFormat', 'InputFormat', 'WindowStyle', 'Version', 'SettingsFile'] });
+const TCL = interpreter({ code: [] });
+
+/** deno run|test|bench|serve script, deno eval code; other subcommands have no script. */
+const DENO: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    const subcommand = words[0]?.value;
+    const rest = words.slice(1);
+    const parsed = parseArguments(rest, { short: 'cLp', long: ['config', 'import-map', 'lock', 'location', 'cert', 'env-file', 'reload', 'inspect', 'seed', 'v8-flags', 'ext', 'unstable'], stopAtOperand: true });
+    reportEach(context, 'read', parsed.values('-c', '--config', '--env-file', '--cert', '--import-map'), 'deno option file');
+    if (subcommand === 'eval') {
+      const code = parsed.operands[0];
+      if (code !== undefined) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', 'deno eval');
+    } else if (subcommand === 'run' || subcommand === 'test' || subcommand === 'bench' || subcommand === 'serve' || subcommand === 'compile') {
+      const [script, ...args] = parsed.operands;
+      if (script !== undefined) context.file('execute', script, `deno ${subcommand} script`);
+      reportPathLikeArguments(context, args, 'deno script argument');
+    } else if (words[0] !== undefined && looksLikePath(context, words[0]) && !['task', 'fmt', 'lint', 'check', 'install', 'add', 'remove', 'upgrade', 'doc', 'info', 'cache', 'repl'].includes(subcommand ?? '')) {
+      context.file('execute', words[0], 'deno script');
+      reportPathLikeArguments(context, rest, 'deno script argument');
+    }
+  },
+};
+
+/** bun: `-e`/`-p` code, `bun run file`, `bun file.ts`; `bun run name` is a package script. */
+const BUN: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'epr', long: ['eval', 'print', 'preload', 'cwd', 'env-file', 'config', 'tsconfig-override'], stopAtOperand: true });
+    reportEach(context, 'read', parsed.values('--env-file', '--config'), 'bun option file');
+    const codes = parsed.values('-e', '--eval', '-p', '--print');
+    for (const code of codes) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', 'bun inline code');
+    if (codes.length > 0) return;
+    let [first, ...rest] = parsed.operands;
+    if (first?.value === 'run' || first?.value === 'test') [first, ...rest] = rest;
+    if (first !== undefined && (first.value === undefined || /\.(m?[jt]sx?|c[jt]s)$/.test(first.value) || first.value.includes('/'))) {
+      context.file('execute', first, 'bun script');
+      reportPathLikeArguments(context, rest, 'bun script argument');
+    }
+  },
+};
+
+export const INTERPRETERS: Record<string, CommandConvention> = {
+  python: PYTHON,
+  pypy: PYTHON,
+  node: NODE,
+  nodejs: NODE,
+  perl: PERL,
+  ruby: RUBY,
+  php: PHP,
+  osascript: OSASCRIPT,
+  lua: LUA,
+  luajit: LUA,
+  Rscript: RSCRIPT,
+  julia: JULIA,
+  pwsh: POWERSHELL,
+  powershell: POWERSHELL,
+  tclsh: TCL,
+  wish: TCL,
+  deno: DENO,
+  bun: BUN,
+};
+
+/** `python3.12`, `perl5.36`, `ruby3.2`, `pypy3`: versioned names of the same interpreters. */
+export function interpreterName(program: string): string | undefined {
+  const match = /^(python|pypy|perl|ruby|php|node|lua)[\d.]*$/.exec(program);
+  return match?.[1];
+}

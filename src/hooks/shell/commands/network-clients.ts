@@ -1,0 +1,188 @@
+import { posix } from 'node:path';
+import { parseArguments, staticWord } from '../argument-parser.js';
+import type { CommandContext, CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { argumentsOf, isUrl, reportEach } from './operands.js';
+
+/**
+ * Programs that move files over the network or hold keys: what they upload is a read (that is
+ * how a secret leaves the machine: `curl --data @.env`), what they download is a write, and
+ * key or credential files they are pointed at (`ssh -i`, `curl --key`, `curl -n` for ~/.netrc)
+ * are reads.
+ */
+
+const CURL_VALUE_SHORT = 'oTdFKbcDeEHuUxXAyYzCwmrtQPhq';
+const CURL_VALUE_LONG = [
+  'output', 'upload-file', 'data', 'data-ascii', 'data-binary', 'data-raw', 'data-urlencode', 'json', 'form', 'form-string', 'config', 'cookie', 'cookie-jar', 'dump-header',
+  'cacert', 'capath', 'cert', 'key', 'pubkey', 'crlfile', 'netrc-file', 'trace', 'trace-ascii', 'stderr', 'header', 'user', 'proxy-user', 'proxy', 'request', 'user-agent',
+  'referer', 'url', 'output-dir', 'max-time', 'connect-timeout', 'retry', 'range', 'time-cond', 'write-out', 'proxy-cacert', 'proxy-cert', 'proxy-key', 'etag-save',
+  'etag-compare', 'hsts', 'alt-svc', 'libcurl', 'ciphers', 'resolve', 'connect-to', 'interface', 'limit-rate', 'max-filesize', 'oauth2-bearer', 'variable', 'expand-url',
+  'aws-sigv4', 'ssl-sessions', 'ech', 'cert-type', 'key-type', 'mail-from', 'mail-rcpt', 'quote', 'ftp-port', 'telnet-option', 'retry-delay', 'retry-max-time', 'speed-limit',
+  'speed-time', 'local-port', 'dns-servers', 'doh-url', 'keepalive-time', 'unix-socket', 'abstract-unix-socket', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname',
+];
+
+const CURL: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: CURL_VALUE_SHORT, long: CURL_VALUE_LONG });
+    reportEach(context, 'write', parsed.values('-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--etag-save', '--libcurl', '--hsts', '--alt-svc'), 'curl output file');
+    reportEach(context, 'read', parsed.values('-T', '--upload-file', '-K', '--config', '--cacert', '--cert', '-E', '--key', '--pubkey', '--crlfile', '--netrc-file', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--etag-compare'), 'curl option file');
+    // -b NAME=VALUE is a cookie; -b FILE reads cookies from a file.
+    for (const cookie of parsed.values('-b', '--cookie')) if (cookie.value === undefined || !cookie.value.includes('=')) context.file('read', cookie, 'curl --cookie file');
+    for (const data of parsed.values('-d', '--data', '--data-ascii', '--data-binary', '--data-urlencode', '--json')) uploadedFile(context, data, /^(?:[^=@]*=)?@(.+)$/s, 'curl --data @file');
+    for (const form of parsed.values('-F', '--form')) uploadedFile(context, form, /^[^=]*=[@<]([^;]+)/s, 'curl --form @file');
+    if (parsed.has('-n', '--netrc', '--netrc-optional')) homeFile(context, '.netrc', 'curl --netrc');
+    // -O saves under the URL's file name, in --output-dir or here.
+    if (parsed.has('-O', '--remote-name', '--remote-name-all')) {
+      const directory = parsed.last('--output-dir');
+      for (const url of [...parsed.operands, ...parsed.values('--url')]) {
+        const name = url.value !== undefined ? remoteName(url.value) : undefined;
+        if (name === undefined) continue;
+        context.file('write', directory?.value !== undefined ? staticWord(posix.join(directory.value, name)) : staticWord(name), 'curl -O');
+      }
+    }
+  },
+};
+
+/** A file the program finds in HOME by itself (`curl -n` reads ~/.netrc); dynamic when HOME was reassigned. */
+function homeFile(context: CommandContext, relative: string, via: string): void {
+  if (context.home === undefined) context.dynamic('read', `$HOME/${relative}`, 'variable', via);
+  else context.file('read', staticWord(posix.join(context.home, relative)), via);
+}
+
+/** A `--data @file` style value: the file after `@` is read (`@-` is standard input). */
+function uploadedFile(context: CommandContext, value: Word, pattern: RegExp, via: string): void {
+  if (value.value === undefined) {
+    // `--data "$X"` sends a value; `--data @"$F"` would be a whole dynamic word starting with @.
+    if (value.text.startsWith('@') || value.text.startsWith('"@')) context.file('read', value, via);
+    return;
+  }
+  const match = pattern.exec(value.value);
+  if (match?.[1] !== undefined) context.file('read', staticWord(match[1]), via);
+}
+
+function remoteName(url: string): string | undefined {
+  const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, '').replace(/[?#].*$/, '');
+  const name = posix.basename(path);
+  return name === '' || name === '.' || name === '..' ? undefined : name;
+}
+
+const WGET_VALUE_SHORT = 'OoaiPeAURDIXlQtTwUB';
+const WGET_VALUE_LONG = [
+  'output-document', 'output-file', 'append-output', 'input-file', 'directory-prefix', 'execute', 'accept', 'reject', 'user-agent', 'domains', 'include-directories',
+  'exclude-directories', 'level', 'quota', 'tries', 'timeout', 'wait', 'base', 'post-file', 'post-data', 'body-file', 'body-data', 'method', 'header', 'user', 'password',
+  'http-user', 'http-password', 'load-cookies', 'save-cookies', 'certificate', 'private-key', 'ca-certificate', 'ca-directory', 'config', 'referer', 'limit-rate',
+  'rejected-log', 'warc-file', 'default-page', 'restrict-file-names', 'backups', 'bind-address', 'dns-timeout', 'connect-timeout', 'read-timeout', 'waitretry',
+];
+
+/** wget: downloads are writes (named by -O, else the URL's file name under -P); uploads and key files reads. */
+const WGET: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: WGET_VALUE_SHORT, long: WGET_VALUE_LONG });
+    reportEach(context, 'write', parsed.values('-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--warc-file'), 'wget output file');
+    reportEach(context, 'read', parsed.values('-i', '--input-file', '--post-file', '--body-file', '--load-cookies', '--certificate', '--private-key', '--ca-certificate', '--config'), 'wget option file');
+    const documents = parsed.values('-O', '--output-document');
+    if (documents.length > 0) {
+      reportEach(context, 'write', documents, 'wget -O');
+      return;
+    }
+    const prefix = parsed.last('-P', '--directory-prefix');
+    const recursive = parsed.has('-r', '--recursive', '-m', '--mirror');
+    if (recursive) {
+      context.file('write', prefix ?? staticWord('.'), 'wget -r', { recursive: true });
+      return;
+    }
+    for (const url of parsed.operands) {
+      const name = url.value !== undefined && isUrl(url.value) ? (remoteName(url.value) ?? 'index.html') : url.value !== undefined ? remoteName(url.value) : undefined;
+      if (name === undefined) continue;
+      context.file('write', prefix?.value !== undefined ? staticWord(posix.join(prefix.value, name)) : staticWord(name), 'wget download');
+    }
+  },
+};
+
+/** ssh and its helpers: identity and config files are read; the remote command is not local. */
+const SSH: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'bcDEeFIiJLlmOopQRSWwB', stopAtOperand: true });
+    reportEach(context, 'read', parsed.values('-i'), 'ssh -i identity file');
+    reportEach(context, 'read', parsed.values('-F'), 'ssh -F config file');
+    reportEach(context, 'write', parsed.values('-E'), 'ssh -E log file');
+    for (const option of parsed.values('-o')) {
+      const match = option.value !== undefined ? /^(IdentityFile|CertificateFile|UserKnownHostsFile)[= ]\s*(.+)$/i.exec(option.value) : null;
+      if (match?.[2] !== undefined) {
+        const path = match[2].trim();
+        if (path.startsWith('~/')) homeFile(context, path.slice(2), `ssh -o ${match[1]}`);
+        else context.file('read', staticWord(path), `ssh -o ${match[1]}`);
+      }
+      if (option.value !== undefined && /^(ProxyCommand|LocalCommand|KnownHostsCommand)[= ]/i.test(option.value)) context.dynamic('execute', option.value, 'interpreter_code', 'ssh -o command');
+    }
+  },
+};
+
+const SSH_KEYGEN: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'abCEfFGIJjKMmNnOPrSstVwZz' });
+    for (const file of parsed.values('-f')) {
+      context.file('read', file, 'ssh-keygen -f');
+      if (!parsed.has('-y', '-l', '-F', '-B', '-e', '-R', '-D')) context.file('write', file, 'ssh-keygen -f');
+    }
+  },
+};
+
+const SSH_ADD: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'EeHhSt' });
+    reportEach(context, 'read', parsed.operands, 'ssh-add key');
+  },
+};
+
+const OPENSSL_READS = ['-in', '-key', '-inkey', '-signkey', '-CAfile', '-cert', '-certfile', '-CAkey', '-config', '-extfile', '-paramfile', '-kfile', '-rand', '-sigfile', '-verify', '-prverify', '-peerkey', '-CA', '-untrusted', '-trusted', '-crl', '-dcert', '-dkey', '-pubin', '-keyfile', '-chain'];
+const OPENSSL_WRITES = ['-out', '-keyout', '-writerand', '-sess_out'];
+const OPENSSL_VALUES = [
+  ...OPENSSL_READS, ...OPENSSL_WRITES, '-pass', '-passin', '-passout', '-inform', '-outform', '-keyform', '-certform', '-CAform', '-days', '-subj', '-newkey', '-name', '-md',
+  '-iter', '-K', '-iv', '-S', '-connect', '-servername', '-CApath', '-set_serial', '-extensions', '-reqexts', '-section', '-cipher', '-engine', '-pkeyopt', '-sigopt',
+  '-algorithm', '-nameopt', '-certopt', '-addext', '-host', '-port', '-proxy', '-starttls', '-alpn', '-sess_in', '-curves', '-groups', '-sigalgs', '-verify_hostname',
+];
+
+/** openssl: `-in`, `-key`, … are reads, `-out`, `-keyout` writes; `-pass file:x` reads x. */
+const OPENSSL: CommandConvention = {
+  handler(context) {
+    const [, ...words] = argumentsOf(context);
+    const parsed = parseArguments(words, { singleDashLong: true, long: OPENSSL_VALUES.map((name) => name.slice(1)) });
+    for (const option of parsed.options) {
+      if (option.value === undefined) continue;
+      const name = option.name.replace(/^--?/, '-');
+      if (OPENSSL_READS.includes(name)) context.file('read', option.value, `openssl ${name}`);
+      else if (OPENSSL_WRITES.includes(name)) context.file('write', option.value, `openssl ${name}`);
+      else if ((name === '-pass' || name === '-passin' || name === '-passout') && option.value.value?.startsWith('file:')) context.file('read', staticWord(option.value.value.slice(5)), `openssl ${name}`);
+    }
+    reportEach(context, 'read', parsed.operands, 'openssl argument');
+  },
+};
+
+/** gpg: operands are read (decrypted, imported, signed); `-o` is written. */
+const GPG: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), {
+      short: 'orurRuzf',
+      long: ['output', 'recipient', 'local-user', 'homedir', 'passphrase-file', 'passphrase', 'keyring', 'secret-keyring', 'trustdb-name', 'default-key', 'cipher-algo', 'digest-algo', 'compress-algo', 'keyserver', 'trust-model', 'pinentry-mode', 'status-fd', 'logger-fd', 'batch-size'],
+    });
+    reportEach(context, 'write', parsed.values('-o', '--output'), 'gpg --output');
+    reportEach(context, 'read', parsed.values('--passphrase-file', '--keyring', '--secret-keyring'), 'gpg option file');
+    const homedir = parsed.last('--homedir');
+    if (homedir !== undefined) context.file('read', homedir, 'gpg --homedir', { recursive: true });
+    reportEach(context, 'read', parsed.operands, 'gpg argument');
+  },
+};
+
+export const NETWORK_CLIENTS: Record<string, CommandConvention> = {
+  curl: CURL,
+  wget: WGET,
+  ssh: SSH,
+  sftp: SSH,
+  'ssh-keygen': SSH_KEYGEN,
+  'ssh-add': SSH_ADD,
+  'ssh-copy-id': { handler: (context) => reportEach(context, 'read', parseArguments(argumentsOf(context), { short: 'ipoF' }).values('-i'), 'ssh-copy-id -i') },
+  openssl: OPENSSL,
+  gpg: GPG,
+  gpg2: GPG,
+};

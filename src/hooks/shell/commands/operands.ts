@@ -1,0 +1,90 @@
+import { posix } from 'node:path';
+import { staticWord } from '../argument-parser.js';
+import type { CommandContext, FileOptions } from '../command-context.js';
+import type { FileOperationKind } from '../shell-analysis.js';
+import type { Word } from '../word-expansion.js';
+
+/** Helpers shared by the command handlers. */
+
+/** The words after the program name. */
+export function argumentsOf(context: CommandContext): readonly Word[] {
+  return context.argv.slice(1);
+}
+
+export function reportEach(context: CommandContext, kind: FileOperationKind, words: readonly Word[], via: string, options?: FileOptions): void {
+  for (const word of words) context.file(kind, word, via, options);
+}
+
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+export function isUrl(value: string): boolean {
+  return URL_SCHEME.test(value);
+}
+
+/**
+ * `host:path`, `user@host:path`, `host::module`, `rsync://…`: a file on another machine (scp,
+ * rsync). A colon after a slash (`./a:b`) is part of a local name, as those tools decide too.
+ */
+export function isRemotePath(value: string): boolean {
+  if (isUrl(value)) return true;
+  const colon = value.indexOf(':');
+  if (colon <= 0) return false;
+  const slash = value.indexOf('/');
+  return slash === -1 || colon < slash;
+}
+
+/**
+ * The heuristic for programs the analysis does not know: a word that looks like a path (contains
+ * `/`, starts with `.`, or names something that exists) is probably a file the program opens.
+ * Words known only at run time are reported as dynamic, since they could be any path.
+ */
+export function looksLikePath(context: CommandContext, word: Word): boolean {
+  if (word.value === undefined) return true;
+  const value = word.value;
+  if (value === '' || isUrl(value)) return false;
+  return value.includes('/') || value.startsWith('.') || context.kindOf(word) !== undefined;
+}
+
+/** Reports the path-like arguments of a program the analysis has no conventions for (see looksLikePath). */
+export function reportPathLikeArguments(context: CommandContext, words: readonly Word[], via: string): void {
+  for (const word of words) {
+    const value = word.value;
+    if (value !== undefined && value.startsWith('-')) {
+      // `--config=./x.json`: the value of an option given with `=` can be a path too.
+      const equals = value.indexOf('=');
+      if (equals > 0) {
+        const optionValue = staticWord(value.slice(equals + 1));
+        if (looksLikePath(context, optionValue)) context.file('read', optionValue, via);
+      }
+      continue;
+    }
+    if (looksLikePath(context, word)) context.file('read', word, via);
+  }
+}
+
+/**
+ * Where a copy (cp, mv, install, ln, scp) of `source` into `destination` lands: inside it when
+ * the destination is an existing directory (unless `-T`), else the destination itself.
+ */
+export function landingPlace(context: CommandContext, source: Word, destination: Word, intoDirectory: boolean): Word {
+  if (destination.value === undefined || source.value === undefined) return destination;
+  if (!intoDirectory && !destination.value.endsWith('/')) return destination;
+  const name = posix.basename(source.value.replace(/\/+$/, ''));
+  if (name === '' || name === '.' || name === '..') return destination;
+  return staticWord(posix.join(destination.value, name));
+}
+
+/** Words joined back into one line of shell code, quoted so that each stays one word. */
+export function shellJoin(words: readonly Word[]): string {
+  return words.map((word) => (word.value === undefined ? word.text : quoteWord(word.value))).join(' ');
+}
+
+function quoteWord(value: string): string {
+  if (value !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A word that stands for input only known when the command runs (`xargs` reading its arguments from stdin). */
+export function runtimeInput(text: string): Word {
+  return { value: undefined, text, reason: 'command_substitution' };
+}

@@ -1,0 +1,197 @@
+import { parseArguments, staticWord, type OptionSyntax } from '../argument-parser.js';
+import type { CommandContext, CommandConvention, RunChanges } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { argumentsOf, reportEach, runtimeInput, shellJoin } from './operands.js';
+
+/**
+ * Wrappers start another program with the rest of their words: `sudo env X=1 timeout 5 cat f`
+ * is `cat f`. Each is peeled (its own options skipped by its own conventions) and the inner
+ * command analyzed as if it stood alone. Some change where or how it runs: `env -C dir`,
+ * `sudo -D dir` move it, and `env HOME=…`, `sudo` give it another HOME.
+ */
+
+/** A wrapper whose options end at the first operand, which starts the inner command. */
+function simpleWrapper(syntax: OptionSyntax, options: { skipOperands?: number; changes?: (parsed: ReturnType<typeof parseArguments>) => RunChanges; writeOptions?: readonly string[] } = {}): CommandConvention {
+  return {
+    wrapper: true,
+    handler(context) {
+      const parsed = parseArguments(argumentsOf(context), { ...syntax, stopAtOperand: true });
+      reportEach(context, 'write', parsed.values(...(options.writeOptions ?? [])), `${context.program} output file`);
+      const inner = parsed.operands.slice(options.skipOperands ?? 0);
+      if (inner.length > 0) context.run(inner, options.changes?.(parsed) ?? {});
+    },
+  };
+}
+
+/** env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND [ARG]…] */
+const ENV: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const words = argumentsOf(context);
+    const parsed = parseArguments(words, { short: 'uCS', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], stopAtOperand: true });
+    let homeReassigned = false;
+    let index = 0;
+    const operands = parsed.operands;
+    for (; index < operands.length; index += 1) {
+      const value = operands[index]?.value;
+      if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) break;
+      if (value.startsWith('HOME=')) homeReassigned = true;
+    }
+    if (parsed.has('-i', '--ignore-environment', '-') || parsed.values('-u', '--unset').some((word) => word.value === 'HOME')) homeReassigned = true;
+    const changes: RunChanges = { homeReassigned };
+    const directory = parsed.last('-C', '--chdir');
+    if (directory !== undefined) changes.cwd = directory;
+    const split = parsed.last('-S', '--split-string');
+    const inner = operands.slice(index);
+    if (split !== undefined) {
+      // -S splits one string into words (quotes and escapes as in a shell, roughly).
+      const line = [split.value ?? split.text, shellJoin(inner)].join(' ');
+      context.script(line, 'env -S', { homeReassigned });
+      return;
+    }
+    if (inner.length > 0) context.run(inner, changes);
+  },
+};
+
+/** sudo runs the command as another user, with that user's HOME unless told to keep it. */
+const SUDO: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'ugCDprtTUcRh', long: ['user', 'group', 'close-from', 'chdir', 'prompt', 'role', 'type', 'command-timeout', 'other-user', 'login-class', 'chroot', 'host'], stopAtOperand: true });
+    if (parsed.has('-e', '--edit')) {
+      for (const file of parsed.operands) {
+        context.file('read', file, 'sudo -e');
+        context.file('write', file, 'sudo -e');
+      }
+      return;
+    }
+    if (parsed.has('-l', '--list', '-v', '--validate', '-k', '--reset-timestamp', '-K', '--remove-timestamp', '-V', '--version')) return;
+    const changes: RunChanges = { homeReassigned: true };
+    const directory = parsed.last('-D', '--chdir');
+    if (directory !== undefined) changes.cwd = directory;
+    if (parsed.operands.length > 0) context.run(parsed.operands, changes);
+  },
+};
+
+/** xargs runs its command with words read from standard input: those words are dynamic. */
+const XARGS: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), {
+      short: 'ILnPsdEaiel',
+      long: ['replace', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'eof', 'arg-file', 'process-slot-var'],
+      stopAtOperand: true,
+    });
+    reportEach(context, 'read', parsed.values('-a', '--arg-file'), 'xargs --arg-file');
+    const command = parsed.operands.length > 0 ? [...parsed.operands] : [staticWord('echo')];
+    const input = runtimeInput('(xargs input)');
+    const replace = parsed.last('-I', '--replace', '-i')?.value ?? (parsed.has('-i', '--replace') ? '{}' : undefined);
+    let argv: Word[];
+    if (replace !== undefined) {
+      argv = command.map((word, index): Word => (index > 0 && word.value !== undefined && word.value.includes(replace) ? { value: undefined, text: word.value.replaceAll(replace, '(xargs input)'), reason: 'command_substitution' } : word));
+    } else {
+      argv = [...command, input];
+    }
+    // GNU xargs gives the command /dev/null as standard input.
+    context.run(argv, { stdin: { kind: 'text', from: 'pipe', text: '' } });
+  },
+};
+
+/** `command -v x` only looks a name up; `command x` runs it. */
+const COMMAND: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { stopAtOperand: true });
+    if (parsed.has('-v', '-V')) return;
+    if (parsed.operands.length > 0) context.run(parsed.operands);
+  },
+};
+
+/** watch runs its command through `sh -c` every few seconds (`-x`: directly). */
+const WATCH: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'nqd', long: ['interval', 'differences', 'equexit', 'precise'], stopAtOperand: true });
+    const [first, ...rest] = parsed.operands;
+    if (first === undefined) return;
+    if (parsed.has('-x', '--exec')) context.run(parsed.operands);
+    else if (rest.length === 0) runCode(context, first, 'watch');
+    else context.script(shellJoin(parsed.operands), 'watch');
+  },
+};
+
+/** flock [options] FILE COMMAND… | flock [options] FILE -c STRING | flock [options] FD */
+const FLOCK: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], stopAtOperand: true });
+    const [lock, ...inner] = parsed.operands;
+    if (lock !== undefined && !(lock.value !== undefined && /^\d+$/.test(lock.value))) context.file('write', lock, 'flock lock file');
+    for (const code of parsed.values('-c', '--command')) runCode(context, code, 'flock -c');
+    if (inner.length > 0) context.run(inner);
+  },
+};
+
+/** su [-] [user] [-c command]: only the command given with -c is known. */
+const SU: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'] });
+    for (const code of parsed.values('-c', '--command', '--session-command')) runCode(context, code, 'su -c', true);
+  },
+};
+
+/** script -c command [file]: runs the command and records the session into the file. */
+const SCRIPT: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] });
+    for (const code of parsed.values('-c', '--command')) runCode(context, code, 'script -c');
+    reportEach(context, 'write', [...parsed.operands.slice(0, 1), ...parsed.values('-O', '--log-out', '-B', '--log-io', '-T', '--log-timing')], 'script typescript file');
+  },
+};
+
+function runCode(context: CommandContext, code: Word, via: string, homeReassigned = false): void {
+  if (code.value === undefined) context.dynamic('execute', code.text, code.reason, via);
+  else context.script(code.value, via, { homeReassigned });
+}
+
+export const WRAPPERS: Record<string, CommandConvention> = {
+  env: ENV,
+  sudo: SUDO,
+  doas: simpleWrapper({ short: 'uC' }, { changes: () => ({ homeReassigned: true }) }),
+  timeout: simpleWrapper({ short: 'sk', long: ['signal', 'kill-after'] }, { skipOperands: 1 }),
+  nice: {
+    wrapper: true,
+    handler(context) {
+      // `nice -10 cmd` is an adjustment written like an option.
+      const words = argumentsOf(context).filter((word) => !(word.value !== undefined && /^-\d+$/.test(word.value)));
+      const parsed = parseArguments(words, { short: 'n', long: ['adjustment'], stopAtOperand: true });
+      if (parsed.operands.length > 0) context.run(parsed.operands);
+    },
+  },
+  nohup: simpleWrapper({}),
+  setsid: simpleWrapper({}),
+  unbuffer: simpleWrapper({}),
+  caffeinate: simpleWrapper({ short: 'tw' }),
+  stdbuf: simpleWrapper({ short: 'ioe', long: ['input', 'output', 'error'] }),
+  ionice: simpleWrapper({ short: 'cnp', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
+  chrt: simpleWrapper({ short: 'T', long: ['sched-runtime', 'sched-period', 'sched-deadline'] }, { skipOperands: 1 }),
+  taskset: simpleWrapper({}, { skipOperands: 1 }),
+  nsenter: simpleWrapper({ short: 'tSGrw', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }),
+  unshare: simpleWrapper({ long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd'] }),
+  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, { skipOperands: 1 }),
+  time: simpleWrapper({ short: 'of', long: ['output', 'format'] }, { writeOptions: ['-o', '--output'] }),
+  command: COMMAND,
+  builtin: simpleWrapper({}),
+  exec: simpleWrapper({ short: 'a' }),
+  coproc: simpleWrapper({}),
+  strace: simpleWrapper({ short: 'oepsuEPIOSXbA', long: ['output', 'trace', 'signal', 'attach', 'string-limit', 'user', 'env', 'trace-path'] }, { writeOptions: ['-o', '--output'] }),
+  ltrace: simpleWrapper({ short: 'oepsuEnaAlLxX', long: ['output', 'indent', 'align', 'library'] }, { writeOptions: ['-o', '--output'] }),
+  valgrind: simpleWrapper({}),
+  xargs: XARGS,
+  watch: WATCH,
+  flock: FLOCK,
+  su: SU,
+  script: SCRIPT,
+};

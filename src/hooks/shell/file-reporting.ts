@@ -1,0 +1,48 @@
+import { posix } from 'node:path';
+import type { AnalysisSession } from './analysis-session.js';
+import type { FileOptions } from './command-context.js';
+import { isInertDevice, resolvePath } from './path-resolution.js';
+import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
+import type { ShellState } from './shell-state.js';
+import type { Word } from './word-expansion.js';
+
+/**
+ * Turns "this command does `kind` to the file this word names" into file operations: one per
+ * candidate working directory, resolved and with symlinks followed; a dynamic word, or a
+ * relative path in an unknown directory, becomes a dynamic operation instead of disappearing.
+ */
+export function reportFile(session: AnalysisSession, state: ShellState, kind: FileOperationKind, word: Word, via: string, options: FileOptions = {}): void {
+  const recursive = options.recursive === true ? { recursive: true } : {};
+  if (word.value === undefined) {
+    session.log.add({ kind, dynamic: { text: word.text, reason: word.reason }, ...recursive, via });
+    return;
+  }
+  const value = word.value;
+  if (value === '' || (value === '-' && options.dashIsFile !== true)) return;
+  const bases = baseDirectories(state, value, options.relativeTo);
+  if (!Array.isArray(bases)) {
+    session.log.add({ kind, dynamic: { text: `${bases.text}/${value}`, reason: bases.reason }, ...recursive, via });
+    return;
+  }
+  for (const base of bases) {
+    const resolved = resolvePath(value, base, session.probe, options.followFinal ?? true);
+    if (isInertDevice(resolved.path)) continue;
+    // A tree operation on something that is a file is an operation on that file.
+    const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? recursive : {};
+    session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
+  }
+}
+
+/** The directories a relative `value` may be relative to, or why they are unknown. */
+function baseDirectories(state: ShellState, value: string, relativeTo: Word | undefined): string[] | { text: string; reason: DynamicReason } {
+  if (value.startsWith('/')) return ['/'];
+  if (relativeTo !== undefined) {
+    if (relativeTo.value === undefined) return { text: relativeTo.text, reason: relativeTo.reason };
+    const anchor = relativeTo.value;
+    if (anchor.startsWith('/')) return [posix.dirname(posix.resolve(anchor))];
+    if (!state.cwd.known) return { text: `${state.cwd.text}/${posix.dirname(anchor)}`, reason: state.cwd.reason };
+    return [...new Set(state.cwd.dirs.map((dir) => posix.dirname(posix.resolve(dir, anchor))))];
+  }
+  if (!state.cwd.known) return { text: state.cwd.text, reason: state.cwd.reason };
+  return [...state.cwd.dirs];
+}

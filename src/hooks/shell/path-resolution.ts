@@ -1,0 +1,81 @@
+import { posix } from 'node:path';
+import { createFilesystemProbe, type FilesystemProbe } from './filesystem-probe.js';
+import type { ShellContext } from './shell-analysis.js';
+
+/**
+ * Where a path really leads. `path` is what the command names, made absolute and normalized
+ * lexically (`a/../b` is `b`); `realPath` is where the kernel would arrive, following symlinks
+ * on the way (and `..` after a symlink, which the lexical form gets wrong). A guard checks both:
+ * `cat link-to-env` names an innocent file but reads `.env`.
+ */
+export interface ResolvedPath {
+  path: string;
+  /** Present only when it differs from `path`. */
+  realPath?: string;
+}
+
+/**
+ * Resolves a path given by a tool that is not a shell (Claude Code's Read `file_path`, ...):
+ * a leading `~`, `~/`, `$HOME` or `${HOME}` is the home directory, a relative path is relative to
+ * the working directory, and symlinks are followed through the longest prefix that exists.
+ * `~user` is left as written (relative), since it names another account's home.
+ */
+export function resolveFilePath(text: string, context: ShellContext): ResolvedPath {
+  return resolvePath(expandHomePrefix(text, context.home), context.cwd, createFilesystemProbe(), true);
+}
+
+/** `~`, `~/x`, `$HOME`, `$HOME/x`, `${HOME}/x` → under `home`; anything else unchanged. */
+export function expandHomePrefix(text: string, home: string): string {
+  for (const prefix of ['~', '$HOME', '${HOME}']) {
+    if (text === prefix) return home;
+    if (text.startsWith(`${prefix}/`)) return home + text.slice(prefix.length);
+  }
+  return text;
+}
+
+/**
+ * Resolves `value` (already expanded by the shell) against `base`. `followFinal` false resolves
+ * the directory but not the last component: `rm link` removes the link, not what it points to.
+ */
+export function resolvePath(value: string, base: string, probe: FilesystemProbe, followFinal: boolean): ResolvedPath {
+  const raw = value.startsWith('/') ? value : `${base}/${value}`;
+  const path = posix.resolve(raw);
+  const keepsTrailingSlash = value.endsWith('/');
+  let real: string;
+  if (followFinal || keepsTrailingSlash) {
+    real = physicalPath(raw, probe);
+  } else {
+    const slash = raw.lastIndexOf('/');
+    const last = raw.slice(slash + 1);
+    // `rm dir/..` or `rm .` act on what the name resolves to; only a real last name is kept as is.
+    real = last === '..' || last === '.' || last === '' ? physicalPath(raw, probe) : posix.join(physicalPath(raw.slice(0, slash) || '/', probe), last);
+  }
+  return real === path ? { path } : { path, realPath: real };
+}
+
+/**
+ * realpath(3) of the longest prefix of `raw` that exists, with the rest appended and normalized.
+ * `raw` is absolute and not normalized, so a `..` after a symlink is resolved the way the kernel does.
+ */
+export function physicalPath(raw: string, probe: FilesystemProbe): string {
+  const whole = probe.realpath(raw);
+  if (whole !== undefined) return whole;
+  const parts = raw.split('/');
+  for (let keep = parts.length - 1; keep > 0; keep -= 1) {
+    const prefix = parts.slice(0, keep).join('/') || '/';
+    const real = probe.realpath(prefix);
+    if (real !== undefined) return posix.resolve(real, ...parts.slice(keep));
+  }
+  return posix.resolve(raw);
+}
+
+/**
+ * Device files with no content to protect or leak: `2>/dev/null` is not a write anyone needs to
+ * authorize. (Bash's `/dev/tcp/host/port` stays reported: it is where data leaves the machine.)
+ */
+export function isInertDevice(path: string): boolean {
+  if (!path.startsWith('/dev/')) return false;
+  return INERT_DEVICES.has(path) || path.startsWith('/dev/fd/');
+}
+
+const INERT_DEVICES = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/full']);

@@ -1,0 +1,337 @@
+import type { AnalysisSession } from './analysis-session.js';
+import { dispatchCommand, InvocationContext } from './command-invocation.js';
+import type { StdinSource } from './command-context.js';
+import { reportFile } from './file-reporting.js';
+import { UnanalyzableCommand } from './operation-log.js';
+import { interpretRedirection, isTouchingDescriptor, type Redirection } from './redirections.js';
+import type { FileOperationKind } from './shell-analysis.js';
+import { copyState, type ShellState } from './shell-state.js';
+import { staticOutput } from './static-output.js';
+import type { SyntaxNode } from './syntax-tree.js';
+import { groupAdjacent, STATEMENT_TYPES } from './syntax-words.js';
+import { expandWord, visitSubstitutions, type ExpansionScope, type Word } from './word-expansion.js';
+import { eitherDirectory, primaryDirectory } from './working-directory.js';
+
+const INHERITED: StdinSource = { kind: 'inherited' };
+
+/** Bodies of compound commands that hold statements without being statements themselves. */
+const STATEMENT_BLOCKS: ReadonlySet<string> = new Set(['do_group', 'elif_clause', 'else_clause', 'case_item']);
+
+const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/**
+ * Walks one parsed script the way bash would run it: statements in order, each pipeline
+ * element and subshell on a copy of the shell state, substitutions wherever they appear,
+ * redirections before the command they belong to. Every simple command goes to its handler
+ * (command-invocation.ts); everything a statement does to files is reported to the session.
+ *
+ * `statement` returns what the statement writes to its standard output when that is known
+ * statically (`echo 'cat .env'`, `cat <<EOF …`), so a shell at the end of the pipe can read it.
+ */
+export class ScriptWalker {
+  constructor(
+    readonly session: AnalysisSession,
+    readonly source: string,
+    readonly depth: number,
+  ) {}
+
+  program(root: SyntaxNode, state: ShellState): void {
+    this.sequence(root.children, state);
+  }
+
+  /** Statements separated by `;`, `&` or newlines; one followed by `&` runs in the background, in a subshell. */
+  private sequence(children: readonly SyntaxNode[], state: ShellState): string | undefined {
+    let output: string | undefined;
+    for (let index = 0; index < children.length; index += 1) {
+      const child = children[index] as SyntaxNode;
+      if (!child.named || child.type === 'comment') continue;
+      if (STATEMENT_TYPES.has(child.type)) {
+        const background = children[index + 1]?.type === '&';
+        output = this.statement(child, background ? copyState(state) : state, INHERITED);
+      } else {
+        this.substitutionsIn(child, state);
+      }
+    }
+    return output;
+  }
+
+  statement(node: SyntaxNode, state: ShellState, stdin: StdinSource): string | undefined {
+    switch (node.type) {
+      case 'command':
+        return this.command(node, state, stdin, [], undefined, []);
+      case 'redirected_statement':
+        return this.redirectedStatement(node, state, stdin);
+      case 'pipeline':
+        return this.pipeline(node.children.filter((child) => child.named && child.type !== 'comment'), state, stdin);
+      case 'list':
+        return this.list(node, state, stdin);
+      case 'subshell':
+        return this.sequence(node.children, copyState(state));
+      case 'compound_statement':
+        return this.sequence(node.children, state);
+      case 'negated_command':
+        return this.sequence(node.children, state);
+      case 'function_definition':
+        // The body runs whenever the function is called (maybe never, maybe later): it is
+        // analyzed once, where it is defined, on a copy of the state.
+        this.conditional(node, copyState(state));
+        return undefined;
+      case 'variable_assignment':
+        this.assignment(node, state, true);
+        return undefined;
+      case 'variable_assignments':
+      case 'declaration_command':
+        for (const child of node.children) {
+          if (child.type === 'variable_assignment') this.assignment(child, state, true);
+          else if (child.named) this.substitutionsIn(child, state);
+        }
+        return undefined;
+      case 'unset_command':
+        if (node.children.some((child) => this.text(child) === 'HOME')) state.home = undefined;
+        this.substitutionsIn(node, state);
+        return undefined;
+      case 'test_command':
+        this.substitutionsIn(node, state);
+        return undefined;
+      default:
+        // if, while, until, for, case, c-style for: bodies may or may not run.
+        this.conditional(node, state);
+        return undefined;
+    }
+  }
+
+  /**
+   * A compound command whose parts run conditionally or repeatedly: everything in it is
+   * followed, and a `cd` inside leaves both the old and the new directory possible.
+   */
+  private conditional(node: SyntaxNode, state: ShellState): void {
+    const before = state.cwd;
+    this.walkBlock(node, state);
+    state.cwd = eitherDirectory(state.cwd, before);
+  }
+
+  private walkBlock(node: SyntaxNode, state: ShellState): void {
+    for (const child of node.children) {
+      if (!child.named || child.type === 'comment') continue;
+      if (STATEMENT_TYPES.has(child.type)) this.statement(child, state, INHERITED);
+      else if (STATEMENT_BLOCKS.has(child.type)) this.walkBlock(child, state);
+      else if (child.field === 'redirect') this.applyRedirections([interpretRedirection(child, this.source)], state, this.scope(state));
+      else if (child.field === 'variable') {
+        if (this.text(child) === 'HOME') state.home = undefined;
+      } else if (child.field === 'value' && node.type === 'for_statement') {
+        // `for f in $(cat list)`: the words are expanded (and their substitutions run).
+        expandWord([child], this.scope(state));
+      } else this.substitutionsIn(child, state);
+    }
+  }
+
+  /** `a && b`, `a || b`: the right side of `||` runs when the left failed, maybe before its `cd`. */
+  private list(node: SyntaxNode, state: ShellState, stdin: StdinSource): string | undefined {
+    const operands = node.children.filter((child) => child.named && child.type !== 'comment');
+    const operator = node.children.find((child) => !child.named)?.type;
+    const [left, right] = operands;
+    if (!left || !right) return this.sequence(node.children, state);
+    const before = state.cwd;
+    this.statement(left, state, stdin);
+    if (operator === '||') state.cwd = eitherDirectory(state.cwd, before);
+    return this.statement(right, state, INHERITED);
+  }
+
+  /** Every element runs in a subshell; each reads what the previous one wrote. */
+  private pipeline(elements: readonly SyntaxNode[], state: ShellState, stdin: StdinSource, firstOutput?: () => string | undefined): string | undefined {
+    let input = stdin;
+    let output: string | undefined;
+    let first = true;
+    if (firstOutput) {
+      output = firstOutput();
+      input = { kind: 'text', from: 'pipe', text: output };
+      first = false;
+    }
+    for (const element of elements) {
+      output = this.statement(element, copyState(state), first ? stdin : input);
+      input = { kind: 'text', from: 'pipe', text: output };
+      first = false;
+    }
+    return output;
+  }
+
+  private redirectedStatement(node: SyntaxNode, state: ShellState, stdin: StdinSource): string | undefined {
+    const body = node.children.find((child) => child.field === 'body');
+    const redirectNodes = node.children.filter((child) => child.field === 'redirect');
+    const redirections = this.interpretAll(redirectNodes);
+    const heredoc = redirections.find((redirection) => redirection.kind === 'heredoc' && (redirection.pipedTo.length > 0 || redirection.then !== undefined));
+    const run = (runState: ShellState): string | undefined => {
+      const scope = this.scope(runState);
+      const applied = this.applyRedirections(redirections, runState, scope);
+      const input = applied.stdin ?? stdin;
+      let output: string | undefined;
+      if (body?.type === 'command') output = this.command(body, runState, input, applied.extraWords, applied.stdin, redirectNodes.map((redirect) => redirect.start));
+      else if (applied.extraWords.length > 0) throw new UnanalyzableCommand('bash cannot parse the command: words follow the redirection of a compound command');
+      else if (body) output = this.statement(body, runState, input);
+      return applied.redirectsOutput ? undefined : output;
+    };
+    if (heredoc?.kind !== 'heredoc') return run(state);
+    // `cat <<EOF | sh && rm x`: the grammar hangs the rest of the line on the heredoc.
+    const before = state.cwd;
+    let output: string | undefined;
+    if (heredoc.pipedTo.length > 0) output = this.pipeline(heredoc.pipedTo, state, INHERITED, () => run(copyState(state)));
+    else output = run(state);
+    if (heredoc.then) {
+      if (heredoc.then.operator === '||') state.cwd = eitherDirectory(state.cwd, before);
+      output = this.statement(heredoc.then.right, state, INHERITED);
+    }
+    return output;
+  }
+
+  private interpretAll(nodes: readonly SyntaxNode[]): Redirection[] {
+    const redirections: Redirection[] = [];
+    for (const node of nodes) {
+      const redirection = interpretRedirection(node, this.source);
+      redirections.push(redirection);
+      if (redirection.kind === 'heredoc') redirections.push(...this.interpretAll(redirection.extraRedirects));
+    }
+    return redirections;
+  }
+
+  /**
+   * Reports what the redirections open, and returns the standard input they give the command
+   * (a later one wins, as in bash) and the words the grammar put on them that are arguments.
+   */
+  private applyRedirections(redirections: readonly Redirection[], state: ShellState, scope: ExpansionScope): { stdin: StdinSource | undefined; extraWords: SyntaxNode[][]; redirectsOutput: boolean } {
+    let stdin: StdinSource | undefined;
+    const extraWords: SyntaxNode[][] = [];
+    let redirectsOutput = false;
+    for (const redirection of redirections) {
+      extraWords.push(...redirection.extraWords);
+      const readsStdin = redirection.descriptor === undefined || redirection.descriptor === '0';
+      if (redirection.kind === 'herestring') {
+        const words = redirection.content ? expandWord(redirection.content, scope, { glob: false }) : [];
+        const value = words.length === 1 ? words[0]?.value : undefined;
+        if (readsStdin) stdin = { kind: 'text', from: 'here-string', text: value === undefined ? undefined : `${value}\n` };
+        continue;
+      }
+      if (redirection.kind === 'heredoc') {
+        // An unquoted heredoc expands `$(…)` in its body before the command reads it.
+        if (!redirection.quoted && redirection.body) this.substitutionsIn(redirection.body, state);
+        if (readsStdin) stdin = { kind: 'text', from: 'heredoc', text: redirection.text };
+        continue;
+      }
+      const { operator } = redirection;
+      const words = redirection.target ? expandWord(redirection.target, scope) : [];
+      for (const word of words) {
+        for (const kind of redirectionKinds(operator, word)) {
+          reportFile(this.session, state, kind, word, `${operator} redirection`);
+        }
+      }
+      if (operator === '<' && readsStdin && words.length === 1) stdin = { kind: 'file', word: words[0] as Word };
+      if ((operator.startsWith('>') || operator.startsWith('&>')) && (redirection.descriptor === undefined || redirection.descriptor === '1') && redirectionKinds(operator, words[0]).length > 0) redirectsOutput = true;
+    }
+    return { stdin, extraWords, redirectsOutput };
+  }
+
+  /**
+   * One simple command: prefix assignments, words, redirections. `extraWords` are arguments the
+   * grammar attached to an enclosing redirection; `outerStdin` is what the enclosing
+   * redirections feed it (they come later in the text, so they win over the command's own).
+   */
+  private command(node: SyntaxNode, state: ShellState, stdin: StdinSource, extraWords: readonly SyntaxNode[][], outerStdin: StdinSource | undefined, outerRedirectStarts: readonly number[]): string | undefined {
+    const scope = this.scope(state);
+    let homeReassigned = false;
+    const wordNodes: SyntaxNode[] = [];
+    const redirectNodes: SyntaxNode[] = [];
+    for (const child of node.children) {
+      if (child.type === 'variable_assignment') {
+        if (this.assignment(child, state, false)) homeReassigned = true;
+      } else if (child.field === 'redirect') redirectNodes.push(child);
+      else if (child.field === 'name' || child.field === 'argument') {
+        // `command_name` wraps the word; unwrapping it keeps plain names on the fast path.
+        wordNodes.push(child.type === 'command_name' && child.children.length === 1 ? (child.children[0] as SyntaxNode) : child);
+      } else if (child.named) this.substitutionsIn(child, state);
+    }
+    const applied = this.applyRedirections(this.interpretAll(redirectNodes), state, scope);
+    const redirectStarts = new Set([...outerRedirectStarts, ...redirectNodes.map((redirect) => redirect.start)]);
+    const groups = [...groupAdjacent(wordNodes), ...extraWords, ...applied.extraWords].filter((group) => !isTouchingDescriptor(group, this.source, redirectStarts));
+    if (extraWords.length > 0 || applied.extraWords.length > 0) groups.sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
+    const argv: Word[] = [];
+    for (const group of groups) {
+      const first = group[0] as SyntaxNode;
+      const assignment = first.type === 'word' && ASSIGNMENT_WORD.test(this.source.slice(first.start, first.end));
+      argv.push(...expandWord(group, scope, { assignment }));
+    }
+    const input = outerStdin ?? applied.stdin ?? stdin;
+    if (argv.length === 0) return undefined;
+    const context = new InvocationContext(this, state, argv, input, { homeReassigned });
+    dispatchCommand(context);
+    return applied.redirectsOutput ? undefined : staticOutput(argv, input);
+  }
+
+  /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
+  private assignment(node: SyntaxNode, state: ShellState, persistent: boolean): boolean {
+    const name = node.children.find((child) => child.field === 'name');
+    const values = node.children.filter((child) => child.field === 'value');
+    const scope = this.scope(state);
+    for (const value of values) {
+      if (value.type === 'array') this.substitutionsIn(value, state);
+      else expandWord([value], scope, { glob: false, assignment: true });
+    }
+    const home = name !== undefined && this.text(name) === 'HOME';
+    if (home && persistent) state.home = undefined;
+    return home;
+  }
+
+  /** Follows `$(…)`, `` `…` `` and `<(…)` found anywhere under `node`. */
+  private substitutionsIn(node: SyntaxNode, state: ShellState): void {
+    if (node.type === 'command_substitution' || node.type === 'process_substitution') this.substitution(node, state);
+    else visitSubstitutions(node, { substitution: (inner) => this.substitution(inner, state) });
+  }
+
+  /** A command or process substitution: a subshell running its statements. */
+  substitution(node: SyntaxNode, state: ShellState): void {
+    const inner = copyState(state);
+    // `>(cmd)` reads what the outer command writes into it: unknown input.
+    const stdin: StdinSource = node.type === 'process_substitution' && this.source.startsWith('>(', node.start) ? { kind: 'text', from: 'pipe', text: undefined } : INHERITED;
+    for (const child of node.children) {
+      if (STATEMENT_TYPES.has(child.type)) this.statement(child, inner, stdin);
+      // `$(< file)` is bash's shorthand for `$(cat file)`.
+      else if (child.field === 'redirect') this.applyRedirections(this.interpretAll([child]), inner, this.scope(inner));
+      else if (child.named && child.type !== 'comment') this.substitutionsIn(child, inner);
+    }
+  }
+
+  scope(state: ShellState): ExpansionScope {
+    return {
+      source: this.source,
+      home: state.home,
+      cwd: primaryDirectory(state.cwd),
+      probe: this.session.probe,
+      substitution: (node) => this.substitution(node, state),
+    };
+  }
+
+  private text(node: SyntaxNode): string {
+    return this.source.slice(node.start, node.end);
+  }
+}
+
+/** What a redirection operator does to the file it names (none for `2>&1`, `<&3`, `>&-`). */
+function redirectionKinds(operator: string, target: Word | undefined): FileOperationKind[] {
+  const duplicate = target?.value !== undefined && /^(\d+-?|-)$/.test(target.value);
+  switch (operator) {
+    case '<':
+      return ['read'];
+    case '<>':
+      return ['read', 'write'];
+    case '>&':
+      return duplicate ? [] : ['write'];
+    case '<&':
+      return duplicate ? [] : ['read'];
+    case '>':
+    case '>>':
+    case '>|':
+    case '&>':
+    case '&>>':
+      return ['write'];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,20 @@
+import type { WorkingDirectory } from './working-directory.js';
+
+/**
+ * The part of a running shell's state that changes what a path means: its working directory
+ * (and the ones `cd -` and `popd` return to) and its HOME. A subshell, a pipeline element or a
+ * nested `sh -c` works on a copy; `cd` in a `{ …; }` group or via `eval` changes the original.
+ */
+export interface ShellState {
+  cwd: WorkingDirectory;
+  /** OLDPWD, for `cd -`. */
+  previous: WorkingDirectory | undefined;
+  /** The `pushd` stack. */
+  stack: WorkingDirectory[];
+  /** The user's home directory; undefined once the script assigned HOME (then `~` and `$HOME` are dynamic). */
+  home: string | undefined;
+}
+
+export function copyState(state: ShellState): ShellState {
+  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home };
+}

@@ -1,0 +1,139 @@
+import type { Language, Tree } from 'web-tree-sitter';
+
+/**
+ * A plain-object copy of a tree-sitter syntax tree. Every property read on a web-tree-sitter node
+ * is a call into WebAssembly, so the analyzer copies the tree once, with one cursor walk, and
+ * then works on ordinary objects (and frees the native tree at once).
+ */
+export interface SyntaxNode {
+  /** The grammar's node type: `command`, `word`, `file_redirect`, or the token itself (`>`, `&&`). */
+  type: string;
+  /** Named nodes are grammar rules; anonymous ones are literal tokens. */
+  named: boolean;
+  /** The field this node fills in its parent (`name`, `argument`, `redirect`, ...). */
+  field: string | undefined;
+  /** Offsets into the source string (web-tree-sitter counts UTF-16 code units, like String#slice). */
+  start: number;
+  end: number;
+  children: SyntaxNode[];
+}
+
+/** Names of node types and fields by id, read once per language. */
+export interface GrammarTables {
+  types: string[];
+  named: boolean[];
+  fields: (string | undefined)[];
+}
+
+export function grammarTables(language: Language): GrammarTables {
+  const types: string[] = [];
+  const named: boolean[] = [];
+  for (let id = 0; id < language.nodeTypeCount; id += 1) {
+    types.push(language.nodeTypeForId(id) ?? '');
+    named.push(language.nodeTypeIsNamed(id));
+  }
+  const fields: (string | undefined)[] = [undefined];
+  for (let id = 1; id <= language.fieldCount; id += 1) fields.push(language.fieldNameForId(id) ?? undefined);
+  return { types, named, fields };
+}
+
+export type CopyResult =
+  | { ok: true; root: SyntaxNode; nodes: number }
+  | { ok: false; reason: 'too_many_nodes' | 'too_deep' | 'syntax_error'; offset: number };
+
+/**
+ * Copies `tree` into plain nodes. Stops at `maxNodes` nodes or `maxDepth` levels. When the tree
+ * has errors, ERROR and MISSING nodes are kept as `ERROR` nodes so `findSyntaxError` can judge them.
+ */
+export function copySyntaxTree(tree: Tree, tables: GrammarTables, maxNodes: number, maxDepth: number): CopyResult {
+  const withErrors = tree.rootNode.hasError;
+  const cursor = tree.walk();
+  try {
+    const make = (): SyntaxNode => {
+      const typeId = cursor.nodeTypeId;
+      const missing = withErrors && cursor.nodeIsMissing;
+      return {
+        type: missing ? 'ERROR' : (tables.types[typeId] ?? 'ERROR'),
+        named: tables.named[typeId] ?? true,
+        field: tables.fields[cursor.currentFieldId],
+        start: cursor.startIndex,
+        end: cursor.endIndex,
+        children: [],
+      };
+    };
+    const root = make();
+    const path: SyntaxNode[] = [root];
+    let nodes = 1;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        const child = make();
+        (path[path.length - 1] as SyntaxNode).children.push(child);
+        path.push(child);
+      } else {
+        for (;;) {
+          if (path.length === 1) return { ok: true, root, nodes };
+          if (cursor.gotoNextSibling()) {
+            path.pop();
+            const sibling = make();
+            (path[path.length - 1] as SyntaxNode).children.push(sibling);
+            path.push(sibling);
+            break;
+          }
+          cursor.gotoParent();
+          path.pop();
+        }
+      }
+      nodes += 1;
+      const current = path[path.length - 1] as SyntaxNode;
+      if (nodes > maxNodes) return { ok: false, reason: 'too_many_nodes', offset: current.start };
+      if (path.length > maxDepth) return { ok: false, reason: 'too_deep', offset: current.start };
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+/**
+ * tree-sitter-bash 0.25 cannot parse a here-string that follows another redirection
+ * (`cmd 2>&1 <<< text`): it reports an ERROR holding `<<` followed by a `< text` redirect. The
+ * two tokens touch, so the text really is `<<< text`; this rewrites that pair into the
+ * `herestring_redirect` the grammar produces elsewhere. Any other error stays an error.
+ */
+export function repairHereStrings(node: SyntaxNode): void {
+  const children = node.children;
+  for (let index = 0; index < children.length; index += 1) {
+    const child = children[index] as SyntaxNode;
+    const next = children[index + 1];
+    const lone = child.children[0];
+    if (
+      child.type === 'ERROR' &&
+      child.children.length === 1 &&
+      lone?.type === '<<' &&
+      next?.type === 'file_redirect' &&
+      next.start === child.end &&
+      next.children[0]?.type === '<'
+    ) {
+      const words = next.children.slice(1).filter((word) => word.field === 'destination');
+      children.splice(index, 2, {
+        type: 'herestring_redirect',
+        named: true,
+        field: 'redirect',
+        start: child.start,
+        end: next.end,
+        children: [{ type: '<<<', named: false, field: undefined, start: child.start, end: next.children[0].end, children: [] }, ...words],
+      });
+    } else {
+      repairHereStrings(child);
+    }
+  }
+}
+
+/** The first ERROR (or MISSING) node left in the tree, if any. */
+export function findSyntaxError(node: SyntaxNode): SyntaxNode | undefined {
+  if (node.type === 'ERROR') return node;
+  for (const child of node.children) {
+    const found = findSyntaxError(child);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import type { SyntaxNode } from './syntax-tree.js';
+
+/**
+ * Shell words as syntax. The grammar sometimes splits one word into touching nodes (`$"…"` is a
+ * `$` token and a string) and sometimes hangs a command's words on the wrong node
+ * (`cat >out .env` puts `.env` under the redirection); both are fixed by grouping nodes by
+ * position, since a shell word is exactly a run of text with no blank in between.
+ */
+export function groupAdjacent(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
+  const groups: SyntaxNode[][] = [];
+  let current: SyntaxNode[] = [];
+  let end = -1;
+  for (const node of nodes) {
+    if (current.length > 0 && node.start !== end) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(node);
+    end = node.end;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** The node types that are statements (things that run), as opposed to words and tokens. */
+export const STATEMENT_TYPES: ReadonlySet<string> = new Set([
+  'command',
+  'redirected_statement',
+  'pipeline',
+  'list',
+  'subshell',
+  'compound_statement',
+  'if_statement',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'function_definition',
+  'negated_command',
+  'test_command',
+  'declaration_command',
+  'unset_command',
+  'variable_assignment',
+  'variable_assignments',
+]);
