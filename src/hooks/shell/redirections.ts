@@ -37,7 +37,7 @@ export function interpretRedirection(node: SyntaxNode, source: string): Redirect
   const descriptorNode = node.children.find((child) => child.field === 'descriptor');
   const descriptor = descriptorNode ? source.slice(descriptorNode.start, descriptorNode.end) : touchingDescriptor(node, source);
   if (node.type === 'herestring_redirect') {
-    const words = groupAdjacent(node.children.filter((child) => child.named && child.field !== 'descriptor'));
+    const words = groupAdjacent(node.children.filter((child) => child.named && child.field !== 'descriptor'), source);
     return { kind: 'herestring', descriptor, content: words[0], extraWords: words.slice(1) };
   }
   if (node.type === 'heredoc_redirect') {
@@ -55,14 +55,14 @@ export function interpretRedirection(node: SyntaxNode, source: string): Redirect
       quoted: /['"\\]/.test(delimiter),
       text,
       body,
-      extraWords: groupAdjacent(node.children.filter((child) => child.field === 'argument')),
+      extraWords: groupAdjacent(node.children.filter((child) => child.field === 'argument'), source),
       extraRedirects: node.children.filter((child) => child.field === 'redirect'),
       pipedTo: node.children.filter((child) => child.type === 'pipeline').flatMap((pipeline) => pipeline.children.filter((child) => child.named)),
       then: operatorNode && right ? { operator: source.slice(operatorNode.start, operatorNode.end), right } : undefined,
     };
   }
   const operatorNode = node.children.find((child) => !child.named && child.field !== 'descriptor');
-  const words = groupAdjacent(node.children.filter((child) => child.field === 'destination'));
+  const words = groupAdjacent(node.children.filter((child) => child.field === 'destination'), source);
   return {
     kind: 'file',
     operator: operatorNode ? source.slice(operatorNode.start, operatorNode.end) : '',

@@ -8,7 +8,7 @@ import type { FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
 import { staticOutput } from './static-output.js';
 import type { SyntaxNode } from './syntax-tree.js';
-import { groupAdjacent, STATEMENT_TYPES } from './syntax-words.js';
+import { groupAdjacent, MISPLACED_RESERVED_WORDS, STATEMENT_TYPES } from './syntax-words.js';
 import { expandWord, visitSubstitutions, type ExpansionScope, type Word } from './word-expansion.js';
 import { eitherDirectory, primaryDirectory } from './working-directory.js';
 
@@ -250,7 +250,9 @@ export class ScriptWalker {
     }
     const applied = this.applyRedirections(this.interpretAll(redirectNodes), state, scope);
     const redirectStarts = new Set([...outerRedirectStarts, ...redirectNodes.map((redirect) => redirect.start)]);
-    const groups = [...groupAdjacent(wordNodes), ...extraWords, ...applied.extraWords].filter((group) => !isTouchingDescriptor(group, this.source, redirectStarts));
+    const groups = [...groupAdjacent(wordNodes, this.source), ...extraWords, ...applied.extraWords].filter((group) => !isTouchingDescriptor(group, this.source, redirectStarts));
+    const name = groups[0]?.length === 1 ? groups[0][0] : undefined;
+    if (name?.type === 'word' && MISPLACED_RESERVED_WORDS.has(this.text(name))) throw new UnanalyzableCommand(`bash cannot parse the command: unexpected \`${this.text(name)}\``);
     if (extraWords.length > 0 || applied.extraWords.length > 0) groups.sort((a, b) => (a[0]?.start ?? 0) - (b[0]?.start ?? 0));
     const argv: Word[] = [];
     for (const group of groups) {

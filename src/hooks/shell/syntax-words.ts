@@ -2,16 +2,17 @@ import type { SyntaxNode } from './syntax-tree.js';
 
 /**
  * Shell words as syntax. The grammar sometimes splits one word into touching nodes (`$"…"` is a
- * `$` token and a string) and sometimes hangs a command's words on the wrong node
+ * `$` token and a string; a backslash-newline inside a word, which bash removes before reading
+ * words, splits `.e\<newline>nv` in two) and sometimes hangs a command's words on the wrong node
  * (`cat >out .env` puts `.env` under the redirection); both are fixed by grouping nodes by
  * position, since a shell word is exactly a run of text with no blank in between.
  */
-export function groupAdjacent(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
+export function groupAdjacent(nodes: readonly SyntaxNode[], source: string): SyntaxNode[][] {
   const groups: SyntaxNode[][] = [];
   let current: SyntaxNode[] = [];
   let end = -1;
   for (const node of nodes) {
-    if (current.length > 0 && node.start !== end) {
+    if (current.length > 0 && node.start !== end && !LINE_CONTINUATIONS.test(source.slice(end, node.start))) {
       groups.push(current);
       current = [];
     }
@@ -21,6 +22,14 @@ export function groupAdjacent(nodes: readonly SyntaxNode[]): SyntaxNode[][] {
   if (current.length > 0) groups.push(current);
   return groups;
 }
+
+const LINE_CONTINUATIONS = /^(?:\\\n)+$/;
+
+/**
+ * Reserved words the grammar accepts as a command name where bash reports a syntax error
+ * (`done`, `fi` alone): such a line never runs as analyzed, so it is refused.
+ */
+export const MISPLACED_RESERVED_WORDS: ReadonlySet<string> = new Set(['then', 'else', 'elif', 'fi', 'do', 'done', 'esac', '}']);
 
 /** The node types that are statements (things that run), as opposed to words and tokens. */
 export const STATEMENT_TYPES: ReadonlySet<string> = new Set([
