@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchmark as hook } from './hook-invocation.js';
 import { benchmark as ledgerAppend } from './ledger-append.js';
 import { BENCH_OUT, fmtNum, formatTarget, now, seconds, table, type BenchResult, type Benchmark } from './lib.js';
 import { benchmark as proxy } from './proxy-throughput.js';
@@ -15,7 +16,7 @@ import { benchmark as verifyExport } from './verify-export.js';
  * to bench/out/results.json. Exits non-zero only when a benchmark could not run.
  */
 
-const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy];
+const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy, hook];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
   let quick = false;

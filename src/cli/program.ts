@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerExport } from './commands/export.js';
+import { registerHook } from './commands/hook.js';
+import { registerInit } from './commands/init.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerPolicy } from './commands/policy.js';
@@ -17,8 +19,10 @@ export function buildProgram(): Command {
     .description('content authorization for AI agents: payload-bound decisions and a ledger anyone can verify offline')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerInit(program);
   registerProxy(program);
   registerApprovals(program);
+  registerHook(program);
   registerPolicy(program);
   registerReplay(program);
   registerExport(program);

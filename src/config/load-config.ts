@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
 import { SvcError } from '../errors.js';
+import { DEFAULT_CONFIG_FILE } from './config-file.js';
 import { svcConfigSchema, type SvcConfig } from './schema.js';
 
-export const DEFAULT_CONFIG_FILE = 'svc.yml';
+export { DEFAULT_CONFIG_FILE };
 export const DEFAULT_LEDGER_PATH = '.svc/ledger.jsonl';
 
 export interface LoadedConfig {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { SvcError } from '../errors.js';
+import { isAlive } from './process-alive.js';
 
 /**
  * One writer per ledger (DESIGN.md section 4), held with proper-lockfile's directory lock.
@@ -70,14 +71,4 @@ async function readOwner(ownerPath: string, lockPath: string): Promise<Owner | u
 async function lockIdentity(lockPath: string): Promise<string> {
   const info = await stat(lockPath, { bigint: true });
   return `${info.ino}:${info.birthtimeNs}`;
-}
-
-/** Whether a process with this pid exists (one we may not signal still exists). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { Enforcer, RequestOptions } from './enforcer.js';
 import { errorBody } from './error-body.js';
+import { registerHookRoute } from './hook-route.js';
 import { isAllowedOrigin, isLoopbackHostHeader } from './loopback-guard.js';
 import { decisionBody } from './responses.js';
 
@@ -20,6 +22,7 @@ const STATUS_OF: Record<string, number> = {
   approval_invalid: 400,
   approval_tenant_mismatch: 403,
   approval_payload_hash_mismatch: 409,
+  hook_runtime_unknown: 404,
 };
 
 /** fastify's own errors for a body it could not read, in our error vocabulary. */
@@ -35,7 +38,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
  * The loopback proxy as a fastify instance: `/authorize`, `/actions`, the approval endpoints for
  * tools, and `/healthz`. Every answer is either a decision (200) or the one error body.
  */
-export function buildProxyApp(enforcer: Enforcer): FastifyInstance {
+export function buildProxyApp(enforcer: Enforcer, options: { hookConfig?: () => LoadedConfig } = {}): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -92,6 +95,8 @@ export function buildProxyApp(enforcer: Enforcer): FastifyInstance {
     if ('invalid' in result) return invalid(reply, result.invalid);
     return decisionBody(result);
   });
+
+  if (options.hookConfig) registerHookRoute(app, enforcer, options.hookConfig);
 
   app.get('/healthz', async (_request, reply) => {
     const health = enforcer.health();

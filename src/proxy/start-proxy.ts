@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { demoHandlers } from '../adapters/demo-handlers.js';
 import { loadConfig, resolveFromConfig } from '../config/load-config.js';
@@ -5,7 +6,7 @@ import { buildProxyApp } from './app.js';
 import { watchFileChanges, type FileWatcher } from './file-watcher.js';
 import { Enforcer } from './enforcer.js';
 import { assertLoopbackBind } from './loopback-guard.js';
-import { removeProxyAddress, writeProxyAddress } from './proxy-address.js';
+import { removeProxyAddress, removeWorkspaceAddress, writeProxyAddress, writeWorkspaceAddress } from './proxy-address.js';
 
 export interface ProxyOptions {
   configFile: string;
@@ -27,7 +28,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // A write past RLIMIT_FSIZE must stay an EFBIG error (the ledger fails closed with 503), not kill
   // the process: signal-exit, under proper-lockfile, re-raises SIGXFSZ when it is its only listener.
   process.on('SIGXFSZ', () => undefined);
-  const loaded = await loadConfig(options.configFile);
+  let loaded = await loadConfig(options.configFile);
   const host = options.host ?? loaded.config.proxy.host;
   const port = options.port ?? loaded.config.proxy.port;
   assertLoopbackBind(host);
@@ -37,7 +38,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   let app: FastifyInstance | undefined;
   const watchers: FileWatcher[] = [];
   try {
-    app = buildProxyApp(enforcer);
+    app = buildProxyApp(enforcer, { hookConfig: () => loaded });
     await app.listen({ host, port });
     const configFile = options.configFile;
     watchers.push(
@@ -45,7 +46,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         configFile,
         async () => {
           try {
-            const receipt = await enforcer.reload(await loadConfig(configFile));
+            const next = await loadConfig(configFile);
+            const receipt = await enforcer.reload(next);
+            loaded = next;
             report(`reloaded ${configFile}: policy ${enforcer.policyHash} in force from ledger seq ${receipt.seq}`);
           } catch (error) {
             report(`${configFile} not reloaded, the running policy stays in force: ${(error as Error).message}`);
@@ -68,6 +71,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const running = app;
   const url = `http://${urlHost}:${boundPort}`;
   await writeProxyAddress(enforcer.writer.path, { url, pid: process.pid });
+  const absoluteConfig = resolve(options.configFile);
+  await writeWorkspaceAddress(absoluteConfig, { url, pid: process.pid });
   return {
     url,
     app: running,
@@ -75,6 +80,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async close() {
       for (const watcher of watchers) watcher.close();
       await removeProxyAddress(enforcer.writer.path);
+      await removeWorkspaceAddress(absoluteConfig);
       await running.close();
       await enforcer.close();
     },

@@ -1,0 +1,103 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmtNum, now, seconds, table, target, type Benchmark, type BenchResult } from './lib.js';
+
+/**
+ * Wall time of one `svc hook claude-code` invocation for a typical Bash command, as Claude Code
+ * pays it before every tool call: a new node process, the event on stdin, the decision recorded
+ * in the ledger, the answer on stdout. The baseline is `node -e 0` measured in the same run,
+ * interleaved with the hook runs so drift hits both. Measured without a proxy (the hook opens
+ * the ledger itself) and with `svc proxy` running for the workspace.
+ */
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+
+function timeProcess(args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: seconds(started) * 1000, stdout, code }));
+    child.stdin.end(input);
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+async function measure(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv): Promise<{ node: number; hook: number; answer: string }> {
+  const node: number[] = [];
+  const hook: number[] = [];
+  let answer = '';
+  for (let index = 0; index < runs; index += 1) {
+    node.push((await timeProcess(['-e', '0'], '', ws, env)).ms);
+    const run = await timeProcess([CLI, 'hook', 'claude-code'], event, ws, env);
+    if (run.code !== 0) throw new Error(`svc hook exited ${run.code}`);
+    answer = run.stdout;
+    hook.push(run.ms);
+  }
+  return { node: median(node), hook: median(hook), answer };
+}
+
+export const benchmark: Benchmark = {
+  name: 'hook',
+  description: '`svc hook claude-code` wall time per invocation (a Bash command with two file operations) vs `node -e 0`',
+  async run(options): Promise<BenchResult> {
+    const root = await mkdtemp(join(options.outDir, 'hook-'));
+    const ws = join(root, 'ws');
+    const home = join(root, 'home');
+    await mkdir(join(ws, 'src'), { recursive: true });
+    await mkdir(home, { recursive: true });
+    await writeFile(join(ws, 'src/app.ts'), 'export const answer = 42;\n');
+    await writeFile(join(ws, '.env'), 'KEY=1\n');
+    const env = { ...process.env, HOME: home, SVC_REVIEWER_KEYS_DIR: join(home, 'reviewer-keys') };
+    const init = spawnSync(process.execPath, [CLI, 'init', '--dir', ws], { env, encoding: 'utf8' });
+    if (init.status !== 0) throw new Error(`svc init failed: ${init.stderr}`);
+    // A typical call: one command, a read and a write, no opinion (nothing printed).
+    const event = JSON.stringify({ session_id: 'bench', transcript_path: join(home, 't.jsonl'), cwd: ws, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'grep -n answer src/app.ts > /tmp/svc-bench-out.txt' } });
+    const runs = options.quick ? 8 : 30;
+    try {
+      await measure(2, event, ws, env); // warm the page cache and create keys and ledger
+      const local = await measure(runs, event, ws, env);
+
+      const proxy = spawn(process.execPath, [CLI, 'proxy', '--config', join(ws, 'svc.yml'), '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          proxy.stdout.once('data', () => resolve());
+          proxy.once('exit', (code) => reject(new Error(`svc proxy exited ${code}`)));
+        });
+        await measure(2, event, ws, env);
+        const viaProxy = await measure(runs, event, ws, env);
+        const rows = [
+          ['node -e 0 (baseline)', fmtNum(local.node, 1), '1.00'],
+          ['svc hook, deciding locally', fmtNum(local.hook, 1), fmtNum(local.hook / local.node)],
+          ['node -e 0 (baseline, proxy run)', fmtNum(viaProxy.node, 1), '1.00'],
+          ['svc hook, asking the proxy', fmtNum(viaProxy.hook, 1), fmtNum(viaProxy.hook / viaProxy.node)],
+        ];
+        console.log(table(['median of ' + runs, 'ms', '× node'], rows));
+        return {
+          name: 'hook',
+          metrics: [
+            { label: 'node -e 0', value: local.node, unit: 'ms' },
+            { label: 'svc hook (local)', value: local.hook, unit: 'ms' },
+            { label: 'svc hook (proxy)', value: viaProxy.hook, unit: 'ms' },
+          ],
+          targets: [
+            target('hook without proxy / node -e 0', local.hook / local.node, '<=', 2, '×'),
+            target('hook with proxy / node -e 0', viaProxy.hook / viaProxy.node, '<=', 2, '×'),
+          ],
+          notes: [`answers: local ${JSON.stringify(local.answer)}, proxy ${JSON.stringify(viaProxy.answer)}`],
+        };
+      } finally {
+        proxy.kill('SIGTERM');
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+};

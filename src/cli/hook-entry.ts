@@ -1,0 +1,144 @@
+import { request } from 'node:http';
+import { isAbsolute, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { SvcError } from '../errors.js';
+import { findConfigUpward } from '../hooks/find-config.js';
+import type { HookOutput } from '../hooks/hook-event.js';
+import { readWorkspaceAddress } from '../proxy/proxy-address.js';
+import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
+
+/**
+ * One hook invocation: stdin in, the runtime's answer out, with the exit code it expects.
+ *
+ * A coding agent pays for this before every tool call, so the common case stays small: when a
+ * proxy serves the workspace's svc.yml, the event is forwarded to its `/hooks/<runtime>` route
+ * and nothing else is loaded. Otherwise the whole engine is loaded and decides on the ledger.
+ */
+
+/** Hook input is one JSON event; anything larger is refused before parsing. */
+const MAX_STDIN_BYTES = 8 * 1024 * 1024;
+
+interface Answer {
+  output: HookOutput;
+  mode?: 'proxy' | 'local';
+  decision?: string;
+  results?: unknown;
+}
+
+export async function runHookCommand(runtime: string, options: HookCommandOptions): Promise<void> {
+  const stdin = await readStdin();
+  const answer = (await forwardToProxy(runtime, stdin, options)) ?? (await decideHere(runtime, stdin, options));
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ mode: answer.mode ?? null, decision: answer.decision ?? null, results: answer.results ?? [], output: answer.output }, null, 2)}\n`);
+    return;
+  }
+  if (answer.output.stderr !== '') process.stderr.write(answer.output.stderr);
+  if (answer.output.stdout !== '') process.stdout.write(answer.output.stdout);
+  process.exitCode = answer.output.exitCode;
+}
+
+async function decideHere(runtime: string, stdin: string, options: HookCommandOptions): Promise<Answer> {
+  // A hook process parses one command and exits. V8 would otherwise optimize the bash grammar's
+  // WebAssembly in the background and hold the exit until that finishes (about 400 ms); the
+  // baseline compiler alone parses a command in well under a millisecond.
+  setFlagsFromString('--liftoff-only');
+  const { runHook } = await import('../hooks/run-hook.js');
+  const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }) });
+  return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };
+}
+
+/**
+ * The proxy's answer, or undefined when no proxy serves this workspace (or it cannot be reached),
+ * in which case the caller decides locally. A proxy that answers with an error is not bypassed:
+ * its refusal becomes a deny.
+ */
+async function forwardToProxy(runtime: string, stdin: string, options: HookCommandOptions): Promise<Answer | undefined> {
+  const configFile = options.config !== undefined ? resolve(options.config) : findConfigUpward(cwdOf(stdin) ?? process.cwd());
+  if (configFile === undefined) return undefined;
+  const url = await readWorkspaceAddress(configFile);
+  if (url === undefined) return undefined;
+  const reply = await postText(`${url}/hooks/${encodeURIComponent(runtime)}`, stdin, options.timeoutMs).catch(() => undefined);
+  if (reply === undefined) return undefined;
+  if (reply.status === 200) {
+    const body = JSON.parse(reply.body) as Omit<Answer, 'mode'>;
+    return { ...body, mode: 'proxy' };
+  }
+  const { runtimeProtocol } = await import('../hooks/runtimes/index.js');
+  const protocol = runtimeProtocol(runtime);
+  const error = safeError(reply.body);
+  const reason = `svc could not decide this call, so it is denied to be safe: the svc proxy answered ${reply.status}: ${error.message} [${error.code}]`;
+  let event;
+  try {
+    event = protocol.parseInput(stdin);
+  } catch {
+    event = undefined;
+  }
+  return { output: protocol.formatVerdict({ decision: 'deny', reason }, event), mode: 'proxy' };
+}
+
+/** The event's working directory, read without validating the rest (the engine does that). */
+function cwdOf(stdin: string): string | undefined {
+  try {
+    const cwd = (JSON.parse(stdin) as { cwd?: unknown }).cwd;
+    return typeof cwd === 'string' && isAbsolute(cwd) ? cwd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeError(body: string): { code: string; message: string } {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
+    return { code: String(error?.code ?? 'proxy_error'), message: String(error?.message ?? 'no message') };
+  } catch {
+    return { code: 'proxy_error', message: 'an answer that is not JSON' };
+  }
+}
+
+function postText(url: string, body: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePost, reject) => {
+    const outgoing = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => resolvePost({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new SvcError('hook_timeout', `the proxy at ${url} did not answer within ${timeoutMs} ms`)));
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    // Over the cap the input is not parsed; the protocol turns the empty text into a deny.
+    if (size > MAX_STDIN_BYTES) return '';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `svc hook <runtime> [--config <file>] [--timeout-ms <ms>] [--json]`, parsed without commander to keep start-up short. */
+export function parseHookArgs(args: readonly string[]): { runtime: string; options: HookCommandOptions } | undefined {
+  let runtime: string | undefined;
+  const options: HookCommandOptions = { timeoutMs: DEFAULT_HOOK_TIMEOUT_MS };
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const next = inline ?? args[(index += 1)];
+      if (next === undefined) throw new SvcError('usage_invalid', `${flag} needs a value`);
+      return next;
+    };
+    if (flag === '--config') options.config = value();
+    else if (flag === '--timeout-ms') options.timeoutMs = Number(value());
+    else if (flag === '--json') options.json = true;
+    else if (!flag.startsWith('-') && runtime === undefined) runtime = flag;
+    else return undefined; // anything else (--help, unknown flags): let commander explain
+  }
+  if (runtime === undefined || !Number.isInteger(options.timeoutMs) || options.timeoutMs < 1 || options.timeoutMs > 600_000) return undefined;
+  return { runtime, options };
+}

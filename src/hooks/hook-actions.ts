@@ -1,0 +1,185 @@
+import { statSync } from 'node:fs';
+import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actionpass/action.js';
+import { hashCanonical } from '../events/canonical.js';
+import type { HookEvent, ToolCall } from './hook-event.js';
+import { findProtectedInside } from './protected-inside.js';
+import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
+
+/**
+ * Turns what an agent is about to do into the actions svc decides (svc.action.v0 inputs, not yet
+ * normalized). A shell command is one `shell.command.run` action plus one `fs.file.<kind>` action
+ * for every file operation it performs, so a copy of a protected file is denied for its source
+ * read, whatever the destination. A recursive read is also an action for every protected file
+ * inside the directory it covers.
+ *
+ * Identical input gives identical payloads (and so identical payload hashes): that is how the
+ * identical command finds the approval granted for it.
+ */
+export interface PlannedAction {
+  /** What it is, for the reason shown to the model: "read /repo/.env (cat argument)". */
+  label: string;
+  input: {
+    schemaVersion: typeof ACTION_SCHEMA_VERSION;
+    actor: { agentId: string; runtime: string };
+    intent: { taskId: string };
+    capability: { tool: string; resource: string; payload: Payload };
+  };
+}
+
+export interface PlanTools {
+  analyze(command: string, context: ShellContext): ShellAnalysis;
+  resolvePath(text: string, context: ShellContext): { path: string; realPath?: string };
+  /** The protected pattern `path` falls under for a read, if any (for walking recursive reads). */
+  protects(path: string): string | undefined;
+  home: string;
+}
+
+export function planHookActions(event: HookEvent, tools: PlanTools): PlannedAction[] {
+  const context: ShellContext = { cwd: event.cwd, home: tools.home };
+  const make = actionMaker(event);
+  if (event.event === 'prompt') {
+    return promptMentions(event.prompt).map((mention) => fileAction(make, 'read', tools.resolvePath(mention, context), { via: 'prompt @mention' }));
+  }
+  // One tool call may name several targets (a multi-file patch): each is planned like the first.
+  return [event.call, ...(event.additionalCalls ?? [])].flatMap((call) => planToolCall(call, event.toolName, context, make, tools));
+}
+
+function planToolCall(call: ToolCall, toolName: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+  switch (call.kind) {
+    case 'shell':
+      return planShell(call.command, context, make, tools);
+    case 'read':
+      return [fileAction(make, 'read', tools.resolvePath(call.path, context), { via: toolName })];
+    case 'write': {
+      const inputHash = hashCanonical(call.input);
+      return [fileAction(make, 'write', tools.resolvePath(call.path, context), { via: toolName, inputHash })];
+    }
+    case 'search': {
+      const target = tools.resolvePath(call.path ?? '.', context);
+      if (!call.contents) {
+        return [make(`list ${target.path}`, 'fs.directory.list', fileResource(target.path), { path: cut(target.path), pattern: cut(call.pattern), via: toolName })];
+      }
+      const operation: FileOperation = { kind: 'read', path: target.path, ...(target.realPath && { realPath: target.realPath }), recursive: isDirectory(target.path), via: toolName };
+      return withProtectedInside([operation], tools).map((op) => operationAction(make, op, { pattern: cut(call.pattern), ...(call.glob !== undefined && { glob: cut(call.glob) }) }));
+    }
+    case 'fetch':
+      return [make(`fetch ${call.url}`, 'web.page.fetch', resource('url', call.url), { url: cut(call.url) })];
+    case 'mcp':
+      return [make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload)];
+    case 'other':
+      return [];
+  }
+}
+
+/** An unparsable command is still an action, so its refusal (shell_unparsable) is on the record. */
+function planShell(command: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+  const analysis = tools.analyze(command, context);
+  const bound = boundCommand(command);
+  if (!analysis.ok) return [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, cwd: context.cwd, unparsable: cut(analysis.message) })];
+  const argv = analysis.commands.map((simple) => simple.argv.map(cut));
+  const actions: PlannedAction[] = [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, argv, cwd: context.cwd })];
+  for (const operation of withProtectedInside(analysis.operations, tools)) actions.push(operationAction(make, operation, { ...bound, cwd: context.cwd }));
+  return actions;
+}
+
+/** Adds, after every recursive read, a read of each protected file inside it (or a dynamic read when the walk was cut short). */
+function withProtectedInside(operations: readonly FileOperation[], tools: PlanTools): FileOperation[] {
+  const expanded: FileOperation[] = [];
+  for (const operation of operations) {
+    expanded.push(operation);
+    if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
+    const inside = findProtectedInside(operation.path, tools.protects);
+    for (const path of inside.found) expanded.push({ kind: operation.kind, path, via: `${operation.via}, inside ${operation.path}` });
+    if (!inside.complete) {
+      expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${operation.path} is too large to check for protected files` });
+    }
+  }
+  return expanded;
+}
+
+function operationAction(make: ActionMaker, operation: FileOperation, extra: Payload): PlannedAction {
+  if (operation.path === undefined) {
+    const text = operation.dynamic?.text ?? '?';
+    return make(`${operation.kind} ${text} (${operation.via}; known only at run time)`, `fs.file.${operation.kind}`, resource('file', text), {
+      ...extra,
+      dynamic: { reason: operation.dynamic?.reason ?? 'unsupported', text: cut(text) },
+      operation: operation.kind,
+      via: cut(operation.via),
+    });
+  }
+  return fileAction(make, operation.kind, operation, { ...extra, via: operation.via, ...(operation.recursive && { recursive: true }) });
+}
+
+function fileAction(make: ActionMaker, kind: FileOperation['kind'], target: { path?: string; realPath?: string }, extra: Payload): PlannedAction {
+  const path = target.path ?? '';
+  const via = typeof extra.via === 'string' ? ` (${extra.via})` : '';
+  return make(`${kind} ${path}${via}`, `fs.file.${kind}`, fileResource(path), {
+    ...extra,
+    operation: kind,
+    path: cut(path),
+    ...(target.realPath !== undefined && target.realPath !== path && { realPath: cut(target.realPath) }),
+  });
+}
+
+type ActionMaker = (label: string, tool: string, resource: string, payload: Payload) => PlannedAction;
+
+function actionMaker(event: HookEvent): ActionMaker {
+  const actor = { agentId: `agent:${event.runtime}`, runtime: event.runtime };
+  const intent = { taskId: taskIdOf(event.sessionId) };
+  return (label, tool, resourceName, payload) => ({ label, input: { schemaVersion: ACTION_SCHEMA_VERSION, actor, intent, capability: { tool, resource: resourceName, payload } } });
+}
+
+/** `@path` mentions in a prompt: the runtime inlines those files, and no tool hook fires for them. */
+export function promptMentions(prompt: string): string[] {
+  const mentions = new Set<string>();
+  for (const match of prompt.matchAll(/(?:^|\s)@("[^"\n]+"|[^\s"]+)/g)) {
+    const raw = (match[1] as string).replace(/^"|"$/g, '').replace(/[,;:!?)\]}>]+$/, '');
+    if (raw !== '' && !raw.includes('@')) mentions.add(raw);
+  }
+  return [...mentions];
+}
+
+/** A command longer than a payload string may be is bound by its hash. */
+function boundCommand(command: string): Payload {
+  return command.length <= MAX_STRING_LENGTH ? { command } : { commandSha256: hashCanonical(command) };
+}
+
+const MAX_RESOURCE_NAME = 1000;
+
+function fileResource(path: string): string {
+  return resource('file', path);
+}
+
+/** `<kind>:<name>` with control characters shown as `?` and the name cut to the resource limit. */
+function resource(kind: string, name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return `${kind}:${clean === '' ? '?' : clean.length > MAX_RESOURCE_NAME ? `${clean.slice(0, MAX_RESOURCE_NAME)}…` : clean}`;
+}
+
+function cut(text: string): string {
+  return text.length > MAX_STRING_LENGTH ? `${text.slice(0, MAX_STRING_LENGTH - 1)}…` : text;
+}
+
+function preview(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function toolSegment(name: string): string {
+  const clean = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return clean === '' ? '_' : clean;
+}
+
+function taskIdOf(sessionId: string): string {
+  const clean = sessionId.replace(/[^A-Za-z0-9._:@/-]/g, '_').slice(0, 190);
+  return `session:${clean === '' ? 'unknown' : clean}`;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

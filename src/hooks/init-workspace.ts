@@ -1,0 +1,107 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { DEFAULT_CONFIG_FILE, parseConfig } from '../config/load-config.js';
+import { SvcError } from '../errors.js';
+import type { HookRuntime } from './hook-event.js';
+import { installHook } from './install/index.js';
+
+/**
+ * `svc init`: makes a workspace ready for a coding agent behind svc. Each step leaves what is
+ * already there alone (an existing svc.yml is kept, hook settings are merged, .gitignore gets one
+ * line), so running it again changes nothing.
+ */
+export interface InitOptions {
+  workspace: string;
+  runtime: HookRuntime;
+  /** How the runtime starts svc: `svc` on PATH, or for example `npx svc`. */
+  svcCommand: string;
+}
+
+export interface InitStep {
+  file: string;
+  changed: boolean;
+  what: string;
+}
+
+export async function initWorkspace(options: InitOptions): Promise<InitStep[]> {
+  const steps: InitStep[] = [];
+  steps.push(await writeConfigIfMissing(options.workspace));
+  const hook = await installHook(options.runtime, { workspace: options.workspace, command: `${options.svcCommand} hook ${options.runtime}` });
+  steps.push({ ...hook, what: hook.changed ? `added \`${options.svcCommand} hook ${options.runtime}\` to the ${options.runtime} hook settings` : `the ${options.runtime} hook is already set up` });
+  steps.push(await ignoreStateDirectory(options.workspace));
+  return steps;
+}
+
+async function writeConfigIfMissing(workspace: string): Promise<InitStep> {
+  const file = join(workspace, DEFAULT_CONFIG_FILE);
+  const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new SvcError('config_unreadable', `${file} cannot be read: ${error.message}`);
+  });
+  if (existing !== undefined) {
+    parseConfig(existing, file); // an invalid existing file is reported, not overwritten
+    return { file, changed: false, what: `kept the existing ${DEFAULT_CONFIG_FILE}` };
+  }
+  const text = configTemplate(tenantFor(workspace));
+  parseConfig(text, file);
+  await writeFile(`${file}.tmp`, text, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    throw new SvcError('init_failed', `cannot write ${file}: ${error.message}`);
+  });
+  await rename(`${file}.tmp`, file);
+  return { file, changed: true, what: `wrote ${DEFAULT_CONFIG_FILE} (protected paths on, risky commands need approval)` };
+}
+
+async function ignoreStateDirectory(workspace: string): Promise<InitStep> {
+  const file = join(workspace, '.gitignore');
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw new SvcError('init_failed', `${file} cannot be read: ${error.message}`);
+  });
+  const ignored = text.split(/\r?\n/).some((line) => ['.svc', '.svc/', '/.svc', '/.svc/'].includes(line.trim()));
+  if (ignored) return { file, changed: false, what: '.svc/ is already ignored by git' };
+  const separator = text === '' || text.endsWith('\n') ? '' : '\n';
+  await writeFile(file, `${text}${separator}# svc: ledger, keys and outbox (local state, never committed)\n.svc/\n`);
+  return { file, changed: true, what: 'added .svc/ to .gitignore' };
+}
+
+/** `org:<workspace directory name>`, as the tenant pattern allows it. */
+function tenantFor(workspace: string): string {
+  const name = basename(workspace).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63);
+  return `org:${name === '' ? 'local' : name}`;
+}
+
+function configTemplate(tenant: string): string {
+  return `# svc.yml: what coding agents may do in this workspace. Reference: docs/configuration.md
+tenant: ${tenant}
+
+# Paths no agent may read (secrets) or change (svc's own files), whatever the rules below say.
+# The built-in lists cover .env and .env.*, private keys and certificates, ~/.ssh, ~/.aws and
+# other cloud and package-manager credentials; svc.yml, .svc/ and the agents' hook settings
+# are write-protected. Add your own below.
+protectedPaths:
+  defaults: true
+  read: []      # for example: config/secrets.yml
+  write: []     # for example: .github/workflows
+  # A path known only when the command runs (cat $FILE, python -c ...) could be a secret:
+  dynamic: step_up
+
+hooks:
+  # step_up in a hook: deny, naming the approval to grant (the identical command then passes
+  # once), or ask (the agent's own prompt: weaker, nothing is bound to the exact command).
+  stepUp: deny
+
+policy:
+  # Rules are evaluated in order; deny beats step_up beats allow. In a hook, an action no rule
+  # speaks for gets "no opinion": the agent's own permission prompt decides as usual.
+  rules:
+    # A regex must match the whole command; this one finds the risky part after a ;, &&, | or (.
+    - id: risky-commands
+      description: pushing, publishing and force-removing wait for a person to approve the exact command
+      when:
+        tool: shell.command.run
+        payload:
+          command: { regex: "(.*[;&|(]\\\\s*)?(git\\\\s+push|npm\\\\s+publish|rm\\\\s+-[a-zA-Z]*(rf|fr|Rf|fR)[a-zA-Z]*)(\\\\s.*)?" }
+      decision: step_up
+      reasons: [risky_command]
+`;
+}

@@ -1,0 +1,122 @@
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { loadConfig, resolveFromConfig, type LoadedConfig } from '../config/load-config.js';
+import { SvcError } from '../errors.js';
+import { compileProtectedPaths } from '../policy/protected-paths.js';
+import { readProxyAddress } from '../proxy/proxy-address.js';
+import type { DecisionBody } from '../proxy/responses.js';
+import { evaluateHookEvent, type HookEvaluation } from './evaluate-hook.js';
+import { findConfigUpward } from './find-config.js';
+import type { PlanTools } from './hook-actions.js';
+import { localAuthorizer, proxyAuthorizer, type HookAuthorizer } from './hook-authorizer.js';
+import type { HookEvent, HookOutput, RuntimeProtocol } from './hook-event.js';
+import { runtimeProtocol } from './runtimes/index.js';
+import { loadShellAnalyzer, resolveFilePath, type ShellAnalyzer } from './shell/index.js';
+
+/**
+ * `svc hook <runtime>`: one tool call (or prompt) in, one verdict out in the runtime's own
+ * protocol. Everything that goes wrong — input that cannot be read, no svc.yml, a ledger that
+ * cannot be written, our own timeout — is a deny with a reason, never a silent allow.
+ */
+export interface RunHookOptions {
+  runtime: string;
+  stdin: string;
+  /** `--config`; otherwise svc.yml is looked for from the event's cwd upward. */
+  configFile?: string;
+  timeoutMs: number;
+  home?: string;
+}
+
+export interface HookRun {
+  output: HookOutput;
+  /** What was decided, for `--json` diagnostics and tests; absent when the input could not be read. */
+  evaluation?: HookEvaluation;
+  mode?: HookAuthorizer['mode'];
+}
+
+export async function runHook(options: RunHookOptions): Promise<HookRun> {
+  const protocol = runtimeProtocol(options.runtime);
+  return decideWithin(protocol, options.stdin, options.timeoutMs, async (event) => {
+    const loaded = await loadConfig(options.configFile ?? requireConfig(event.cwd));
+    const deadline = performance.now() + options.timeoutMs;
+    const authorizer = await openAuthorizer(loaded, deadline);
+    try {
+      const run = await hookDecider(loaded, options.home).decide(event, protocol, (action) => authorizer.authorize(action));
+      return { ...run, mode: authorizer.mode };
+    } finally {
+      await authorizer.close();
+    }
+  });
+}
+
+/**
+ * Parses the event and decides it within `timeoutMs`, turning every failure into a deny in the
+ * runtime's protocol. Shared by the hook process and the proxy's `/hooks/<runtime>` route.
+ */
+export async function decideWithin(protocol: RuntimeProtocol, stdin: string, timeoutMs: number, decide: (event: HookEvent) => Promise<HookRun>): Promise<HookRun> {
+  let event: HookEvent;
+  try {
+    event = protocol.parseInput(stdin);
+  } catch (error) {
+    return { output: protocol.formatVerdict({ decision: 'deny', reason: failureReason(error) }, undefined) };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SvcError('hook_timeout', `svc hook did not decide within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([decide(event), timedOut]);
+  } catch (error) {
+    return { output: protocol.formatVerdict({ decision: 'deny', reason: failureReason(error) }, event) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface HookDecider {
+  decide(event: HookEvent, protocol: RuntimeProtocol, authorize: (action: unknown) => Promise<DecisionBody>): Promise<HookRun>;
+}
+
+/** The hook path for one svc.yml: protected paths, path resolution and (loaded on first use) the shell analyzer. */
+export function hookDecider(loaded: LoadedConfig, home: string = homedir()): HookDecider {
+  const { config } = loaded;
+  const configFile = resolve(loaded.file);
+  const guard = compileProtectedPaths(config.protectedPaths, { root: dirname(configFile), home, configFile });
+  let analyzer: ShellAnalyzer | undefined;
+  const tools: PlanTools = {
+    analyze: (command, context) => {
+      if (!analyzer) throw new SvcError('internal_error', 'the shell analyzer was not loaded');
+      return analyzer.analyze(command, context);
+    },
+    resolvePath: resolveFilePath,
+    protects: (path) => guard.protects(path, 'read'),
+    home,
+  };
+  return {
+    async decide(event, protocol, authorize) {
+      if (event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell')) analyzer ??= await loadShellAnalyzer();
+      const stepUp = config.hooks.stepUp === 'ask' && protocol.supports.ask ? 'ask' : 'deny';
+      const evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
+      return { output: protocol.formatVerdict(evaluation.verdict, event), evaluation };
+    },
+  };
+}
+
+/** The proxy when one runs for this ledger (it holds the writer lock), else the ledger itself. */
+async function openAuthorizer(loaded: LoadedConfig, deadline: number): Promise<HookAuthorizer> {
+  const url = await readProxyAddress(resolveFromConfig(loaded, loaded.config.ledger.path));
+  if (url !== undefined) return proxyAuthorizer(url, Math.max(1, deadline - performance.now()));
+  return localAuthorizer(loaded, deadline);
+}
+
+function requireConfig(cwd: string): string {
+  const found = findConfigUpward(cwd);
+  if (found === undefined) throw new SvcError('config_missing', `no svc.yml in ${cwd} or any directory above it; run \`svc init\` in the workspace, or pass --config`);
+  return found;
+}
+
+function failureReason(error: unknown): string {
+  const code = error instanceof SvcError ? error.code : 'internal_error';
+  const message = error instanceof Error ? error.message : String(error);
+  return `svc could not decide this call, so it is denied to be safe: ${message} [${code}]`;
+}
