@@ -62,7 +62,13 @@ export const mcpConfigSchema = z.strictObject({
   requestTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
   /** Largest JSON-RPC message accepted from the agent (one line on stdin); larger ones are answered with an error. */
   maxMessageBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
-  servers: z.record(mcpServerNameSchema, serverSchema).default({}),
+  // Names are checked here rather than by the record's key schema, which zod reports only as "Invalid key in record".
+  servers: z
+    .record(z.string(), serverSchema)
+    .superRefine((servers, context) => {
+      for (const name of Object.keys(servers)) if (!MCP_SERVER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: SERVER_NAME_MESSAGE });
+    })
+    .default({}),
 });
 
 export type McpConfig = z.infer<typeof mcpConfigSchema>;
