@@ -89,7 +89,7 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
     expanded.push(operation);
     if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
     const inside = findProtectedInside(operation.path, tools.protects);
-    for (const path of inside.found) expanded.push({ kind: operation.kind, path, via: `${operation.via}, inside ${operation.path}` });
+    for (const found of inside.found) expanded.push({ kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` });
     if (!inside.complete) {
       expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${operation.path} is too large to check for protected files` });
     }

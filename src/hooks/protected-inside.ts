@@ -9,14 +9,15 @@ import { join } from 'node:path';
  * the workspace's secrets (docs/hooks.md says so).
  */
 export interface ProtectedInside {
-  found: string[];
+  /** Each protected entry, with where it leads when it is a symlink. */
+  found: { path: string; realPath?: string }[];
   complete: boolean;
 }
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 
 export function findProtectedInside(dir: string, protects: (path: string) => string | undefined, limits = { entries: 20_000, ms: 150 }): ProtectedInside {
-  const found: string[] = [];
+  const found: ProtectedInside['found'] = [];
   const deadline = performance.now() + limits.ms;
   let seen = 0;
   const pending = [dir];
@@ -32,20 +33,27 @@ export function findProtectedInside(dir: string, protects: (path: string) => str
       seen += 1;
       if (seen > limits.entries || (seen % 256 === 0 && performance.now() > deadline)) return { found, complete: false };
       const path = join(current, entry.name);
-      if (protects(path) !== undefined || (entry.isSymbolicLink() && protectsTarget(path, protects))) {
-        found.push(path);
+      if (protects(path) !== undefined) {
+        found.push({ path });
+        continue;
+      }
+      const realPath = entry.isSymbolicLink() ? protectedTarget(path, protects) : undefined;
+      if (realPath !== undefined) {
+        found.push({ path, realPath });
         continue;
       }
       if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
     }
   }
-  return { found: found.sort(), complete: true };
+  return { found: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), complete: true };
 }
 
-function protectsTarget(path: string, protects: (path: string) => string | undefined): boolean {
+/** Where the symlink at `path` leads, if that is protected. */
+function protectedTarget(path: string, protects: (path: string) => string | undefined): string | undefined {
   try {
-    return protects(realpathSync(path)) !== undefined;
+    const realPath = realpathSync(path);
+    return protects(realPath) !== undefined ? realPath : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
