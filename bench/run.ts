@@ -6,6 +6,7 @@ import { benchmark as ledgerAppend } from './ledger-append.js';
 import { BENCH_OUT, fmtNum, formatTarget, now, seconds, table, type BenchResult, type Benchmark } from './lib.js';
 import { benchmark as proxy } from './proxy-throughput.js';
 import { benchmark as replay } from './replay.js';
+import { benchmark as shellAnalysis } from './shell-analysis.js';
 import { benchmark as verifyExport } from './verify-export.js';
 
 /**
@@ -16,7 +17,7 @@ import { benchmark as verifyExport } from './verify-export.js';
  * to bench/out/results.json. Exits non-zero only when a benchmark could not run.
  */
 
-const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy, hook];
+const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy, shellAnalysis, hook];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
   let quick = false;
