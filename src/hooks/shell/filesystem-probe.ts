@@ -1,4 +1,4 @@
-import { opendirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync, statSync } from 'node:fs';
 import { MAX_DIRECTORY_ENTRIES } from './analysis-limits.js';
 
 /**
@@ -11,6 +11,8 @@ export interface FilesystemProbe {
   realpath(path: string): string | undefined;
   /** What is at `path` (following symlinks), or undefined if nothing is. */
   kind(path: string): 'file' | 'directory' | 'other' | undefined;
+  /** True when `path` itself is a symlink (not followed). */
+  isSymlink(path: string): boolean;
   /**
    * The names in a directory (never `.` and `..`), undefined if it cannot be listed, `too_large`
    * beyond MAX_DIRECTORY_ENTRIES (the caller must not pretend it saw every name).
@@ -22,6 +24,7 @@ export function createFilesystemProbe(): FilesystemProbe {
   const realpaths = new Map<string, string | undefined>();
   const kinds = new Map<string, 'file' | 'directory' | 'other' | undefined>();
   const listings = new Map<string, readonly string[] | 'too_large' | undefined>();
+  const symlinks = new Map<string, boolean>();
   return {
     realpath(path) {
       if (realpaths.has(path)) return realpaths.get(path);
@@ -46,11 +49,23 @@ export function createFilesystemProbe(): FilesystemProbe {
       kinds.set(path, kind);
       return kind;
     },
+    isSymlink(path) {
+      let symlink = symlinks.get(path);
+      if (symlink === undefined) {
+        try {
+          symlink = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+        } catch {
+          symlink = false;
+        }
+        symlinks.set(path, symlink);
+      }
+      return symlink;
+    },
     list(directory) {
       if (listings.has(directory)) return listings.get(directory);
       let names: string[] | 'too_large' | undefined;
       try {
-        const dir = opendirSync(directory);
+        const dir = opendirSync(directory, { bufferSize: 256 });
         try {
           const read: string[] = [];
           for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {

@@ -54,10 +54,24 @@ export function resolvePath(value: string, base: string, probe: FilesystemProbe,
 }
 
 /**
- * realpath(3) of the longest prefix of `raw` that exists, with the rest appended and normalized.
- * `raw` is absolute and not normalized, so a `..` after a symlink is resolved the way the kernel does.
+ * Where the kernel would arrive following `raw` (absolute, not normalized, so a `..` after a
+ * symlink goes where the kernel goes). The directory part is resolved with realpath(3), once per
+ * directory in an analysis; the last name only needs an lstat, and a realpath when it is a
+ * symlink. realpath(3) reads every component, which makes it the costliest call of an analysis.
  */
 export function physicalPath(raw: string, probe: FilesystemProbe): string {
+  const slash = raw.lastIndexOf('/');
+  const name = raw.slice(slash + 1);
+  if (slash <= 0 || name === '' || name === '.' || name === '..') return physicalPrefix(raw, probe);
+  const directory = physicalPrefix(raw.slice(0, slash), probe);
+  const candidate = directory === '/' ? `/${name}` : `${directory}/${name}`;
+  if (!probe.isSymlink(candidate)) return candidate;
+  // A dangling symlink leads nowhere a command could read: the link itself is what it names.
+  return probe.realpath(candidate) ?? candidate;
+}
+
+/** realpath(3) of the longest prefix of `raw` that exists, with the rest appended and normalized. */
+function physicalPrefix(raw: string, probe: FilesystemProbe): string {
   const whole = probe.realpath(raw);
   if (whole !== undefined) return whole;
   const parts = raw.split('/');
