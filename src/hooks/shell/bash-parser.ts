@@ -61,11 +61,18 @@ class TreeSitterBashParser implements BashParser {
   }
 }
 
-let loading: Promise<BashParser> | undefined;
+/** The bash grammar loaded into web-tree-sitter, with its node type and field names. */
+export interface BashGrammar {
+  language: Language;
+  tables: GrammarTables;
+}
 
-/** Initializes web-tree-sitter and the bash grammar once per process. */
-export function loadBashParser(): Promise<BashParser> {
-  loading ??= (async () => {
+let grammar: Promise<BashGrammar> | undefined;
+let parser: Promise<BashParser> | undefined;
+
+/** Initializes web-tree-sitter and loads the bash grammar, once per process. */
+export function loadBashGrammar(): Promise<BashGrammar> {
+  grammar ??= (async () => {
     const require = createRequire(import.meta.url);
     const runtimeWasm = require.resolve('web-tree-sitter/tree-sitter.wasm');
     const grammarWasm = require.resolve('tree-sitter-bash/tree-sitter-bash.wasm');
@@ -73,11 +80,20 @@ export function loadBashParser(): Promise<BashParser> {
     // module, or fetch() outside Node); locateFile covers any other file it might ask for.
     await Parser.init({ wasmBinary: readFileSync(runtimeWasm), locateFile: () => runtimeWasm });
     const language = await Language.load(readFileSync(grammarWasm));
-    const parser = new Parser();
-    parser.setLanguage(language);
-    return new TreeSitterBashParser(parser, grammarTables(language));
+    return { language, tables: grammarTables(language) };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.
-  loading.catch(() => (loading = undefined));
-  return loading;
+  grammar.catch(() => (grammar = undefined));
+  return grammar;
+}
+
+/** The parser the analysis uses, created once per process. */
+export function loadBashParser(): Promise<BashParser> {
+  parser ??= loadBashGrammar().then(({ language, tables }) => {
+    const treeSitter = new Parser();
+    treeSitter.setLanguage(language);
+    return new TreeSitterBashParser(treeSitter, tables);
+  });
+  parser.catch(() => (parser = undefined));
+  return parser;
 }

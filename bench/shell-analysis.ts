@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Parser } from 'web-tree-sitter';
+import { loadBashGrammar } from '../src/hooks/shell/bash-parser.js';
+import { loadShellAnalyzer } from '../src/hooks/shell/index.js';
+import type { ShellContext } from '../src/hooks/shell/shell-analysis.js';
+import { loadCorpus, makeFixtureWorkspace } from '../test/hooks/shell/corpus.js';
+import { fmtInt, fmtNum, now, printTargets, seconds, table, target, type BenchOptions, type BenchResult, type Benchmark, type Metric } from './lib.js';
+
+/**
+ * Shell analysis throughput: `ShellAnalyzer.analyze` over every command of the shell corpus,
+ * in-process after a warm-up, in the corpus' fixture workspace (so globs list real directories
+ * and symlinks resolve for real). The baseline, measured in the same run and interleaved with
+ * it, is tree-sitter parsing the same commands alone (parse, then free the tree): the part of
+ * the work no analysis can avoid. Also the analyzer's one-time load in a fresh node process.
+ */
+
+interface Timing {
+  warmupMs: number;
+  rounds: number;
+  windowMs: number;
+}
+
+const INDEX = fileURLToPath(new URL('../src/hooks/shell/index.js', import.meta.url));
+
+/** Runs `work` over the commands, round-robin, for `ms` milliseconds; commands per second. */
+function rate(commands: readonly { command: string; context: ShellContext }[], ms: number, work: (command: string, context: ShellContext) => void): number {
+  const start = now();
+  const deadline = start + BigInt(Math.round(ms * 1e6));
+  let done = 0;
+  let index = 0;
+  while (now() < deadline) {
+    for (let batch = 0; batch < 64; batch += 1) {
+      const item = commands[index] as { command: string; context: ShellContext };
+      work(item.command, item.context);
+      index = index + 1 === commands.length ? 0 : index + 1;
+    }
+    done += 64;
+  }
+  return done / seconds(start);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+/** Milliseconds from a fresh process' import of the analyzer to a loaded analyzer. */
+function loadTimeInChild(): number {
+  const script = `const t = performance.now(); const m = await import(${JSON.stringify(pathToFileURL(INDEX).href)}); await m.loadShellAnalyzer(); console.log(performance.now() - t);`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`analyzer load in a child failed: ${child.stderr}`);
+  return Number(child.stdout.trim());
+}
+
+export const benchmark: Benchmark = {
+  name: 'shell-analysis',
+  description: 'ShellAnalyzer.analyze commands/s over the shell corpus vs tree-sitter parse alone of the same commands',
+  async run(options: BenchOptions): Promise<BenchResult> {
+    const timing: Timing = options.quick ? { warmupMs: 300, rounds: 3, windowMs: 300 } : { warmupMs: 1_000, rounds: 5, windowMs: 1_000 };
+    const fixture = makeFixtureWorkspace();
+    try {
+      const analyzer = await loadShellAnalyzer();
+      const { language } = await loadBashGrammar();
+      const parser = new Parser();
+      parser.setLanguage(language);
+      const corpus = loadCorpus();
+      const commands = corpus.map((entry) => ({ command: entry.command, context: { cwd: join(fixture.root, entry.cwd ?? '.'), home: fixture.home } }));
+      const meanLength = commands.reduce((sum, item) => sum + item.command.length, 0) / commands.length;
+      const analyze = (command: string, context: ShellContext): void => {
+        analyzer.analyze(command, context);
+      };
+      const parse = (command: string): void => {
+        parser.parse(command)?.delete();
+      };
+
+      rate(commands, timing.warmupMs / 2, analyze);
+      rate(commands, timing.warmupMs / 2, parse);
+      const analysisRates: number[] = [];
+      const parseRates: number[] = [];
+      for (let round = 0; round < timing.rounds; round += 1) {
+        analysisRates.push(rate(commands, timing.windowMs, analyze));
+        parseRates.push(rate(commands, timing.windowMs, parse));
+      }
+      const analysisRate = median(analysisRates);
+      const parseRate = median(parseRates);
+
+      // Per-command latency of one analysis, each corpus command timed on its own (warm).
+      const latencies: number[] = [];
+      for (let pass = 0; pass < (options.quick ? 3 : 10); pass += 1) {
+        for (const { command, context } of commands) {
+          const started = now();
+          analyzer.analyze(command, context);
+          latencies.push(seconds(started) * 1e6);
+        }
+      }
+      latencies.sort((a, b) => a - b);
+      const loads = Array.from({ length: options.quick ? 3 : 5 }, loadTimeInChild);
+      const loadMs = median(loads);
+
+      console.log(`  corpus: ${fmtInt(commands.length)} commands, mean ${fmtNum(meanLength, 1)} characters; ${timing.rounds} interleaved rounds of ${fmtNum(timing.windowMs / 1000, 1)} s each after ${fmtNum(timing.warmupMs / 1000, 1)} s warm-up (medians)`);
+      console.log(
+        table(
+          ['measure', 'commands/s', 'µs/command', 'vs parse alone'],
+          [
+            ['tree-sitter parse alone (baseline)', fmtInt(parseRate), fmtNum(1e6 / parseRate, 1), '1.000'],
+            ['ShellAnalyzer.analyze', fmtInt(analysisRate), fmtNum(1e6 / analysisRate, 1), fmtNum(analysisRate / parseRate, 3)],
+          ],
+        ),
+      );
+      console.log(`  analyze latency per command: p50 ${fmtNum(quantile(latencies, 0.5), 1)} µs, p99 ${fmtNum(quantile(latencies, 0.99), 1)} µs, max ${fmtNum(latencies[latencies.length - 1] ?? 0, 1)} µs`);
+      console.log(`  loadShellAnalyzer() in a fresh process (import + wasm init + grammar): median ${fmtNum(loadMs, 1)} ms of ${loads.map((ms) => fmtNum(ms, 1)).join(', ')}`);
+
+      const metrics: Metric[] = [
+        { label: 'analysis', value: analysisRate, unit: 'commands/s' },
+        { label: 'parse alone', value: parseRate, unit: 'commands/s' },
+        { label: 'analysis vs parse alone', value: analysisRate / parseRate, unit: 'ratio' },
+        { label: 'analyze latency p50', value: quantile(latencies, 0.5), unit: 'µs' },
+        { label: 'analyze latency p99', value: quantile(latencies, 0.99), unit: 'µs' },
+        { label: 'load in a fresh process', value: loadMs, unit: 'ms' },
+      ];
+      const targets = [target('shell analysis commands/s', analysisRate, '>=', 20_000, 'commands/s')];
+      printTargets(targets);
+      parser.delete();
+      return { name: this.name, metrics, targets, notes: [] };
+    } finally {
+      fixture.cleanup();
+    }
+  },
+};
