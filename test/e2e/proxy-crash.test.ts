@@ -125,7 +125,11 @@ describe('svc proxy killed with SIGKILL under load', () => {
       expect(health.status, JSON.stringify(health.body)).toBe(200);
 
       const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+      const acked = acks.length;
       const clients = Array.from({ length: CLIENTS }, (_, id) => client(proxy, agent, kill, id, acks, stats));
+      // Kill at a random moment once load is flowing: on a busy machine the first answers of a
+      // fresh process can take longer than the whole random window.
+      for (let waited = 0; acks.length === acked && waited < 5000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(random() * 180)));
       const exit = await proxy.stop('SIGKILL');
       expect(exit.signal).toBe('SIGKILL');
