@@ -24,6 +24,9 @@ export const MAX_GLOB_MATCHES = 2_048;
 /** Directory entries read per directory while matching a glob. */
 export const MAX_DIRECTORY_ENTRIES = 20_000;
 
+/** Directories listed for globs in one analysis (a pattern with a wildcard in every component could list thousands). */
+export const MAX_DIRECTORY_LISTINGS = 256;
+
 /** File operations one analysis may report. */
 export const MAX_OPERATIONS = 10_000;
 

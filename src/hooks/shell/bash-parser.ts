@@ -41,6 +41,8 @@ class TreeSitterBashParser implements BashParser {
       return { ok: false, message: 'the command took too long to parse' };
     }
     try {
+      // One call tells the size; an oversized tree is refused before any copying.
+      if (tree.rootNode.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze' };
       const copy = copySyntaxTree(tree, this.tables, nodeBudget, MAX_TREE_DEPTH);
       if (!copy.ok) {
         return {

@@ -1,31 +1,43 @@
-import { lstatSync, opendirSync, realpathSync, statSync } from 'node:fs';
-import { MAX_DIRECTORY_ENTRIES } from './analysis-limits.js';
+import { lstatSync, opendirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_LISTINGS } from './analysis-limits.js';
 
 /**
- * The only filesystem access of the analysis: synchronous, read-only lookups (realpath of a
- * path, the kind of a path, the names in a directory), cached for the length of one analysis so
- * a command that names the same directory twenty times costs one system call.
+ * The only filesystem access of the analysis: synchronous, read-only lookups (what is at a path,
+ * where a symlink leads, the names in a directory), cached for the length of one analysis so a
+ * command that names the same directory twenty times costs one system call. Nothing is cached
+ * across analyses: a command may have changed the filesystem since the last one.
  */
 export interface FilesystemProbe {
-  /** The physical path (`realpath(3)`: symlinks and `..` resolved by the kernel), or undefined if it does not exist. */
+  /** realpath(3) of `path` (symlinks and `..` resolved by the kernel), or undefined if it does not exist. */
   realpath(path: string): string | undefined;
   /** What is at `path` (following symlinks), or undefined if nothing is. */
-  kind(path: string): 'file' | 'directory' | 'other' | undefined;
-  /** True when `path` itself is a symlink (not followed). */
-  isSymlink(path: string): boolean;
+  kind(path: string): PathKind | undefined;
+  /** What `path` itself is (a symlink is not followed), or undefined if nothing is. */
+  linkKind(path: string): PathKind | 'symlink' | undefined;
   /**
    * The names in a directory (never `.` and `..`), undefined if it cannot be listed, `too_large`
-   * beyond MAX_DIRECTORY_ENTRIES (the caller must not pretend it saw every name).
+   * beyond MAX_DIRECTORY_ENTRIES, or once MAX_DIRECTORY_LISTINGS directories were listed in this
+   * analysis (the caller must not pretend it saw every name).
    */
   list(directory: string): readonly string[] | 'too_large' | undefined;
+  /** Physical paths already worked out in this analysis (path-resolution.ts), by raw absolute path. */
+  readonly physical: Map<string, string>;
+}
+
+export type PathKind = 'file' | 'directory' | 'other';
+
+function kindOf(stats: Stats | undefined): PathKind | undefined {
+  return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
 }
 
 export function createFilesystemProbe(): FilesystemProbe {
   const realpaths = new Map<string, string | undefined>();
-  const kinds = new Map<string, 'file' | 'directory' | 'other' | undefined>();
+  const kinds = new Map<string, PathKind | undefined>();
+  const linkKinds = new Map<string, PathKind | 'symlink' | undefined>();
   const listings = new Map<string, readonly string[] | 'too_large' | undefined>();
-  const symlinks = new Map<string, boolean>();
-  return {
+  let listed = 0;
+  const probe: FilesystemProbe = {
+    physical: new Map(),
     realpath(path) {
       if (realpaths.has(path)) return realpaths.get(path);
       let real: string | undefined;
@@ -39,30 +51,36 @@ export function createFilesystemProbe(): FilesystemProbe {
     },
     kind(path) {
       if (kinds.has(path)) return kinds.get(path);
-      let kind: 'file' | 'directory' | 'other' | undefined;
-      try {
-        const stats = statSync(path, { throwIfNoEntry: false });
-        kind = stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
-      } catch {
-        kind = undefined;
+      // An lstat already made answers for anything but a symlink.
+      const link = linkKinds.get(path);
+      let kind: PathKind | undefined;
+      if (link !== undefined && link !== 'symlink') kind = link;
+      else {
+        try {
+          kind = kindOf(statSync(path, { throwIfNoEntry: false }));
+        } catch {
+          kind = undefined;
+        }
       }
       kinds.set(path, kind);
       return kind;
     },
-    isSymlink(path) {
-      let symlink = symlinks.get(path);
-      if (symlink === undefined) {
-        try {
-          symlink = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
-        } catch {
-          symlink = false;
-        }
-        symlinks.set(path, symlink);
+    linkKind(path) {
+      if (linkKinds.has(path)) return linkKinds.get(path);
+      let kind: PathKind | 'symlink' | undefined;
+      try {
+        const stats = lstatSync(path, { throwIfNoEntry: false });
+        kind = stats?.isSymbolicLink() ? 'symlink' : kindOf(stats);
+      } catch {
+        kind = undefined;
       }
-      return symlink;
+      linkKinds.set(path, kind);
+      return kind;
     },
     list(directory) {
       if (listings.has(directory)) return listings.get(directory);
+      if (listed === MAX_DIRECTORY_LISTINGS) return 'too_large';
+      listed += 1;
       let names: string[] | 'too_large' | undefined;
       try {
         const dir = opendirSync(directory, { bufferSize: 256 });
@@ -86,4 +104,5 @@ export function createFilesystemProbe(): FilesystemProbe {
       return names;
     },
   };
+  return probe;
 }

@@ -55,32 +55,39 @@ export function resolvePath(value: string, base: string, probe: FilesystemProbe,
 
 /**
  * Where the kernel would arrive following `raw` (absolute, not normalized, so a `..` after a
- * symlink goes where the kernel goes). The directory part is resolved with realpath(3), once per
- * directory in an analysis; the last name only needs an lstat, and a realpath when it is a
- * symlink. realpath(3) reads every component, which makes it the costliest call of an analysis.
+ * symlink goes where the kernel goes): component by component, an lstat each (a realpath(3)
+ * only for a symlink), cached per analysis, so paths sharing directories share the work. A
+ * component that does not exist ends the lookups; the rest is appended as written.
  */
 export function physicalPath(raw: string, probe: FilesystemProbe): string {
-  const slash = raw.lastIndexOf('/');
-  const name = raw.slice(slash + 1);
-  if (slash <= 0 || name === '' || name === '.' || name === '..') return physicalPrefix(raw, probe);
-  const directory = physicalPrefix(raw.slice(0, slash), probe);
-  const candidate = directory === '/' ? `/${name}` : `${directory}/${name}`;
-  if (!probe.isSymlink(candidate)) return candidate;
-  // A dangling symlink leads nowhere a command could read: the link itself is what it names.
-  return probe.realpath(candidate) ?? candidate;
-}
-
-/** realpath(3) of the longest prefix of `raw` that exists, with the rest appended and normalized. */
-function physicalPrefix(raw: string, probe: FilesystemProbe): string {
-  const whole = probe.realpath(raw);
-  if (whole !== undefined) return whole;
+  const known = probe.physical.get(raw);
+  if (known !== undefined) return known;
   const parts = raw.split('/');
-  for (let keep = parts.length - 1; keep > 0; keep -= 1) {
-    const prefix = parts.slice(0, keep).join('/') || '/';
-    const real = probe.realpath(prefix);
-    if (real !== undefined) return posix.resolve(real, ...parts.slice(keep));
+  let prefix = '';
+  let real = '/';
+  let exists = true;
+  for (let index = 1; index < parts.length; index += 1) {
+    const name = parts[index] as string;
+    prefix += `/${name}`;
+    const cached = probe.physical.get(prefix);
+    if (cached !== undefined) {
+      real = cached;
+      continue;
+    }
+    if (name === '' || name === '.') {
+      // `a//b`, `a/./b`: the same directory.
+    } else if (name === '..') {
+      real = posix.dirname(real);
+    } else {
+      const candidate = real === '/' ? `/${name}` : `${real}/${name}`;
+      const kind = exists ? probe.linkKind(candidate) : undefined;
+      if (kind === undefined) exists = false;
+      // A dangling symlink leads nowhere a command could read: the link itself is what it names.
+      real = kind === 'symlink' ? (probe.realpath(candidate) ?? candidate) : candidate;
+    }
+    probe.physical.set(prefix, real);
   }
-  return posix.resolve(raw);
+  return real;
 }
 
 /**

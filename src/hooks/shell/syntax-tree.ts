@@ -52,14 +52,13 @@ export function copySyntaxTree(tree: Tree, tables: GrammarTables, maxNodes: numb
     const make = (): SyntaxNode => {
       const typeId = cursor.nodeTypeId;
       const missing = withErrors && cursor.nodeIsMissing;
-      return {
-        type: missing ? 'ERROR' : (tables.types[typeId] ?? 'ERROR'),
-        named: tables.named[typeId] ?? true,
-        field: tables.fields[cursor.currentFieldId],
-        start: cursor.startIndex,
-        end: cursor.endIndex,
-        children: [],
-      };
+      const type = missing ? 'ERROR' : (tables.types[typeId] ?? 'ERROR');
+      const named = tables.named[typeId] ?? true;
+      const start = cursor.startIndex;
+      // An anonymous node is a literal token of the grammar (`>`, `&&`, `$`): its text is its
+      // type, so its end needs no call into WebAssembly (a MISSING one is zero-width).
+      const end = named || withErrors ? cursor.endIndex : start + type.length;
+      return { type, named, field: tables.fields[cursor.currentFieldId], start, end, children: [] };
     };
     const root = make();
     const path: SyntaxNode[] = [root];
