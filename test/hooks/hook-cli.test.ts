@@ -25,9 +25,9 @@ interface HookRun {
   stderr: string;
 }
 
-function runHook(event: unknown, options: { args?: string[]; cwd?: string; raw?: string } = {}): Promise<HookRun> {
+function runHook(event: unknown, options: { args?: string[]; cwd?: string; raw?: string; runtime?: string } = {}): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude-code', ...(options.args ?? [])], { cwd: options.cwd ?? ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'hook', options.runtime ?? 'claude-code', ...(options.args ?? [])], { cwd: options.cwd ?? ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -257,6 +257,25 @@ describe('svc hook claude-code, deciding locally', () => {
     expect(runs.map((run) => (run.stdout === '' ? 'none' : decisionOf(run).permissionDecision))).toEqual(['deny', 'none', 'deny', 'none']);
     const verify = await svc(['verify-export', ledger], { env, cwd: ws });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+});
+
+describe('svc hook for the other runtimes, through the same engine', () => {
+  const session = '6c1f0b2a-9d3e-4b8f-a1c2-7e5d4f3a2b10';
+  const events: Record<string, (command: string) => unknown> = {
+    codex: (command) => ({ session_id: session, turn_id: '3', transcript_path: join(home, 'rollout.jsonl'), cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5.2-codex', permission_mode: 'default', tool_name: 'Bash', tool_use_id: 'call_1', tool_input: { command } }),
+    cursor: (command) => ({ conversation_id: session, generation_id: 'g1', model: 'claude-4.5-sonnet', cursor_version: '2.1.42', workspace_roots: [ws], hook_event_name: 'beforeShellExecution', command, cwd: ws }),
+    gemini: (command) => ({ session_id: session, transcript_path: join(home, 'chat.json'), cwd: ws, hook_event_name: 'BeforeTool', timestamp: '2026-11-21T09:31:07.412Z', tool_name: 'run_shell_command', tool_input: { command } }),
+    copilot: (command) => ({ timestamp: 1763716264123, cwd: ws, toolName: 'bash', toolArgs: JSON.stringify({ command }) }),
+  };
+
+  it.each(Object.keys(events))('%s: cat .env is denied in its own format, echo hi gets no deny', async (runtime) => {
+    const denied = await runHook((events[runtime] as (command: string) => unknown)('cat .env'), { runtime });
+    expect(`${denied.stdout}${denied.stderr}`).toContain('protected_path_read');
+    expect(denied.stdout).toMatch(/"(permissionDecision|permission|decision)":\s*"deny"/);
+    const quiet = await runHook((events[runtime] as (command: string) => unknown)('echo hi'), { runtime });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).not.toContain('deny');
   });
 });
 
