@@ -59,6 +59,10 @@ describe('resolveFilePath (paths from non-shell tools)', () => {
     expect(resolveFilePath('link-to-ssh/../notes.txt', context)).toEqual({ path: join(fixture.root, 'notes.txt'), realPath: join(fixture.home, 'notes.txt') });
   });
 
+  it.runIf(process.platform === 'linux')('sees through /proc/self/root, a symlink to /', () => {
+    expect(resolveFilePath(`/proc/self/root${fixture.root}/link-to-env`, context).realPath).toBe(join(fixture.root, '.env'));
+  });
+
   it('reports no realPath when no symlink is on the way', () => {
     expect(resolveFilePath('missing/file.txt', context)).toEqual({ path: join(fixture.root, 'missing/file.txt') });
   });

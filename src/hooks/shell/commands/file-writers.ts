@@ -64,10 +64,32 @@ function editor(syntax: OptionSyntax): CommandConvention {
   };
 }
 
+/**
+ * patch: the files it changes are named inside the patch, which is not read here, so they are a
+ * dynamic write; `patch file [patchfile]`, `-o out` and `-i patchfile` are followed.
+ */
+const PATCH: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'iopdDrBFVYzgFlLM', long: ['input', 'output', 'strip', 'directory', 'ifdef', 'reject-file', 'prefix', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format', 'merge'] });
+    reportEach(context, 'read', parsed.values('-i', '--input'), 'patch input');
+    const [original, patchFile] = parsed.operands;
+    if (patchFile !== undefined) context.file('read', patchFile, 'patch input');
+    const outputs = parsed.values('-o', '--output');
+    reportEach(context, 'write', outputs, 'patch --output');
+    if (original !== undefined) {
+      context.file('read', original, 'patch original');
+      if (outputs.length === 0) context.file('write', original, 'patch original');
+    } else if (outputs.length === 0 && !parsed.has('--dry-run', '-C', '--check')) {
+      context.dynamic('write', 'files named in the patch', 'unsupported', 'patch');
+    }
+  },
+};
+
 const VIM_SYNTAX: OptionSyntax = { short: 'cSuUiTWwstqr', long: ['cmd', 'servername', 'remote', 'startuptime'] };
 
 export const FILE_WRITERS: Record<string, CommandConvention> = {
   tee: writer({ long: ['output-error'] }),
+  patch: PATCH,
   touch: writer({ short: 'dtr', long: ['date', 'reference', 'time'] }, ['-r', '--reference']),
   truncate: writer({ short: 'sr', long: ['size', 'reference'] }, ['-r', '--reference']),
   mkdir: writer({ short: 'm', long: ['mode', 'context'] }, [], (context, operands) => operands.forEach((word) => context.created(word))),

@@ -121,7 +121,7 @@ function sedScriptFiles(context: CommandContext, script: Word): void {
  */
 function awkHandler(context: CommandContext): void {
   const parsed = parseArguments(argumentsOf(context), { short: 'FvfEiWl', long: ['field-separator', 'assign', 'file', 'exec', 'include', 'load', 'source'] });
-  const programFiles = parsed.values('-f', '--file', '-E', '--exec', '-i', '--include');
+  const programFiles = [...parsed.values('-f', '--file', '-E', '--exec'), ...parsed.values('-i', '--include').filter((library) => library.value !== 'inplace' && library.value !== 'inplace.awk')];
   reportEach(context, 'read', programFiles, 'awk program file');
   const programs = parsed.values('--source');
   if (programFiles.length === 0 && parsed.operands[0] !== undefined) programs.push(parsed.operands[0]);
@@ -130,9 +130,12 @@ function awkHandler(context: CommandContext): void {
     if (program.value === undefined) context.dynamic('execute', program.text, program.reason, 'awk program');
     else if (AWK_SIDE_EFFECTS.test(program.value)) context.dynamic('execute', program.value, 'interpreter_code', 'awk program');
   }
+  // gawk's inplace extension rewrites its operands.
+  const inPlace = parsed.values('-i', '--include').some((library) => library.value === 'inplace' || library.value === 'inplace.awk');
   for (const file of files) {
     if (file.value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(file.value)) continue;
     context.file('read', file, 'awk argument');
+    if (inPlace) context.file('write', file, 'awk -i inplace');
   }
 }
 
