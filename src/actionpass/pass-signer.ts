@@ -13,6 +13,8 @@ import { ED25519_SEED_LENGTH, type SigningKey } from './keys.js';
 export interface PassSigner {
   readonly keyName: string;
   sign(claims: ActionPassClaims): Promise<string>;
+  /** Present when signing happens on the calling thread: the token at once, so a decision and its pass can be sealed in one commit. */
+  signNow?(claims: ActionPassClaims): string;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ export function inThreadPassSigner(key: SigningKey): PassSigner {
   return {
     keyName: key.name,
     sign: async (claims) => issueActionPass(key, claims),
+    signNow: (claims) => issueActionPass(key, claims),
     close: async () => undefined,
   };
 }

@@ -287,6 +287,13 @@ export class Enforcer {
         verifyArtifact: (token) => this.verifyArtifact(token),
       },
     );
+    if (outcome.pass && this.signer.signNow) {
+      // Signed on this thread: the decision and its pass are sealed together and share one fdatasync.
+      const claims = outcome.pass.claims;
+      const token = this.signer.signNow(claims);
+      const receipts = await this.append([...outcome.events, passIssued(claims, token)]);
+      return { outcome, pass: { token, claims }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+    }
     const sealed = this.append(outcome.events);
     // Sealed already (appends seal synchronously); its durability is awaited below, while the pass is signed.
     sealed.catch(() => undefined);
