@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectWrapper, ledgerRecords, runSvc as runCli, mcpWorkspace, removeWorkspace, textOf, verifyLedger, WEATHER, type McpWorkspace } from './support.js';
 
@@ -179,6 +181,45 @@ describe('firstUse: require', () => {
       expect(textOf(await again.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('x');
     } finally {
       await again.close();
+    }
+    expect((await verifyLedger(ws)).code).toBe(0);
+  });
+});
+
+describe('unpinned: step_up', () => {
+  let ws: McpWorkspace;
+  let reviewerKeys: string;
+  beforeAll(async () => {
+    ws = await mcpWorkspace(weatherConfig('firstUse: require\n  unpinned: step_up\n  '));
+    reviewerKeys = await mkdtemp(join(tmpdir(), 'svc-mcp-reviewer-'));
+  });
+  afterAll(async () => {
+    await removeWorkspace(ws);
+    await rm(reviewerKeys, { recursive: true, force: true });
+  });
+
+  it('given an unpinned tool, the call waits for an approval of that exact call, which a reviewer grants while the wrapper runs', async () => {
+    const env = { ...process.env, SVC_REVIEWER_KEYS_DIR: reviewerKeys };
+    const wrapped = await connectWrapper(ws, [], env);
+    try {
+      const pending = await wrapped.client.callTool({ name: 'echo', arguments: { text: 'ship it' } });
+      expect(pending.isError).toBe(true);
+      expect(textOf(pending)).toContain('mcp_tool_unpinned');
+      const decision = (pending._meta as Record<string, { status: string; approvalId: string }>)['svc/decision'];
+      expect(decision?.status).toBe('pending_approval');
+      const approvalId = decision?.approvalId as string;
+      expect(textOf(pending)).toContain(`svc approvals approve ${approvalId}`);
+
+      expect((await runCli(['keys', 'add-reviewer', '--as', 'user:lead@acme.example', '--config', ws.config], env)).code).toBe(0);
+      // The wrapper holds the ledger: the approval reaches it through the loopback API it serves.
+      const approved = await runCli(['approvals', 'approve', approvalId, '--as', 'user:lead@acme.example', '--config', ws.config], env);
+      expect(approved.code, approved.stderr).toBe(0);
+
+      expect(textOf(await wrapped.client.callTool({ name: 'echo', arguments: { text: 'ship it' } }))).toBe('ship it');
+      const other = await wrapped.client.callTool({ name: 'echo', arguments: { text: 'ship it twice' } });
+      expect(textOf(other)).toContain('mcp_tool_unpinned');
+    } finally {
+      await wrapped.close();
     }
     expect((await verifyLedger(ws)).code).toBe(0);
   });

@@ -41,15 +41,18 @@ Examples:
     .option('--server <name>', 'the server from mcp.servers of svc.yml (default: the only one declared)')
     .option('--name <name>', 'the name pins and policy use for a server given after --')
     .option('--agent <agentId>', 'record calls as this agent:<name> (default: agent:<the MCP client name>)')
+    .option('--ledger <file>', 'a ledger of its own (default: ledger.path of svc.yml), when another svc process writes that one')
     .addHelpText('after', `
 stdout carries MCP only; svc logs to stderr. Changed or unpinned tools are left out of tools/list
 and their calls are denied (mcp_tool_definition_changed, mcp_tool_unpinned); a denial reaches the
-agent as a tool result with isError and the reason. Ends when the client closes stdin.
+agent as a tool result with isError and the reason. Ends when the client closes stdin. While it
+runs it holds the ledger and serves the proxy's loopback API on a free port (its address beside
+the ledger), so svc approvals approve and the hooks reach the ledger through it.
 
 Examples (an MCP client's server entry):
   { "command": "svc", "args": ["mcp", "serve", "--server", "files"] }
   { "command": "svc", "args": ["mcp", "serve", "--name", "everything", "--", "npx", "mcp-server-everything"] }`)
-    .action(async (command: string[], options: ConfigOptions & { server?: string; name?: string; agent?: string }) => {
+    .action(async (command: string[], options: ConfigOptions & { server?: string; name?: string; agent?: string; ledger?: string }) => {
       if (options.agent !== undefined && !AGENT_ID.test(options.agent)) throw new SvcError('usage', `--agent ${JSON.stringify(options.agent)} is not agent:<name>`);
       const { serveMcp } = await import('../../mcp/serve-mcp.js');
       const running = await serveMcp(await load(options.config), {
@@ -57,6 +60,7 @@ Examples (an MCP client's server entry):
         ...(options.server !== undefined && { server: options.server }),
         ...(options.name !== undefined && { name: options.name }),
         ...(options.agent !== undefined && { agent: options.agent }),
+        ...(options.ledger !== undefined && { ledger: options.ledger }),
       });
       const stop = () => void running.close();
       process.once('SIGINT', stop);
