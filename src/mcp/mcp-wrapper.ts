@@ -97,6 +97,8 @@ export class McpWrapper {
   private readonly sessionId = randomBytes(6).toString('base64url');
   private caller: McpCaller;
   private closing = false;
+  /** Requests of the agent being handled, so shutdown waits for their records before the ledger closes. */
+  private readonly handling = new Set<Promise<void>>();
   private readonly closed: Promise<void>;
   private resolveClosed!: () => void;
 
@@ -121,6 +123,7 @@ export class McpWrapper {
     const upstream = this.upstream;
     this.upstream = undefined;
     this.failPending('svc mcp serve is shutting down');
+    await Promise.allSettled([...this.handling]);
     await upstream?.close().catch(() => undefined);
     await this.options.downstream.close().catch(() => undefined);
     this.resolveClosed();
@@ -132,10 +135,13 @@ export class McpWrapper {
 
   private onDownstream(message: JSONRPCMessage): void {
     if (isRequest(message)) {
-      void this.onRequest(message.id, message.method, message.params).catch((error: unknown) => {
-        this.options.log(`${message.method} failed: ${(error as Error).stack ?? String(error)}`);
-        this.reply(message.id, { error: svcError(-32603, 'internal_error', `svc could not handle ${message.method}: ${(error as Error).message}`) });
-      });
+      const handled = this.onRequest(message.id, message.method, message.params)
+        .catch((error: unknown) => {
+          this.options.log(`${message.method} failed: ${(error as Error).stack ?? String(error)}`);
+          this.reply(message.id, { error: svcError(-32603, 'internal_error', `svc could not handle ${message.method}: ${(error as Error).message}`) });
+        })
+        .finally(() => this.handling.delete(handled));
+      this.handling.add(handled);
     } else if (isNotification(message)) {
       this.onNotification(message as JSONRPCMessage & { method: string; params?: Record<string, unknown> });
     } else if (isResponse(message)) {
