@@ -94,6 +94,9 @@ export class McpWrapper {
   private definitions: Definitions | undefined;
   /** Bumped by every tools/list_changed: a read that started before it is stale. */
   private listGeneration = 0;
+  private pinCheckQueue: Promise<unknown> = Promise.resolve();
+  /** The upstream's capabilities from its initialize answer. */
+  private upstreamCapabilities: Record<string, unknown> | undefined;
   private readonly sessionId = randomBytes(6).toString('base64url');
   private caller: McpCaller;
   private closing = false;
@@ -186,7 +189,7 @@ export class McpWrapper {
       return;
     }
     this.sendUpstream(message);
-    if (message.method === 'notifications/initialized') {
+    if (message.method === 'notifications/initialized' && this.upstreamCapabilities?.tools !== undefined) {
       // Check the definitions now, so first-use pins and changes are recorded when the session starts.
       void this.currentDefinitions().catch((error: unknown) => this.options.log(`tools/list after initialize: ${(error as Error).message}`));
     }
@@ -205,6 +208,8 @@ export class McpWrapper {
 
   private afterInitialize(answer: CallAnswer): void {
     if (!('result' in answer)) return;
+    const capabilities = answer.result.capabilities;
+    this.upstreamCapabilities = typeof capabilities === 'object' && capabilities !== null ? (capabilities as Record<string, unknown>) : {};
     const version = answer.result.protocolVersion;
     // The HTTP transport sends the negotiated version as a header from now on (what the SDK's Client does).
     if (typeof version === 'string') this.upstream?.setProtocolVersion?.(version);
@@ -279,7 +284,14 @@ export class McpWrapper {
     return { error: svcError(MCP_CONNECTION_CLOSED, 'mcp_tools_unstable', `${this.options.server} kept changing its tool list while svc read it`) };
   }
 
-  private async checkPins(presented: PresentedTool[]): Promise<Map<string, ToolStanding>> {
+  /** One check at a time: two reads racing (session start and the agent's first list) must not pin or record twice. */
+  private checkPins(presented: PresentedTool[]): Promise<Map<string, ToolStanding>> {
+    const checked = this.pinCheckQueue.then(() => this.checkPinsNow(presented));
+    this.pinCheckQueue = checked.catch(() => undefined);
+    return checked;
+  }
+
+  private async checkPinsNow(presented: PresentedTool[]): Promise<Map<string, ToolStanding>> {
     const { pins, server, firstUse, enforcer, log } = this.options;
     await pins.refresh();
     let standings = decidePinCheck(pins.serverPins(server), presented, firstUse);
