@@ -120,7 +120,8 @@ export function describeProblems(file: string, problems: readonly PinProblem[]):
   return `${file}: pins[${first.index}] ${first.server}/${first.tool}: ${first.message} [${first.code}]${more}; run svc mcp pins list to see every problem, then restore the file from version control or re-approve with svc mcp pins approve`;
 }
 
-function osLogin(): string {
+/** The login of the person (or process) pinning: `os:<login>` when no `user:<email>` is given. */
+export function osLogin(): string {
   try {
     return userInfo().username || 'unknown';
   } catch {

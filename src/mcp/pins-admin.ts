@@ -5,7 +5,7 @@ import { isReviewerIdentity } from '../actionpass/trust-store.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
-import { PinBook } from './pin-book.js';
+import { osLogin, PinBook } from './pin-book.js';
 import { decidePinCheck, type ToolStanding } from './pin-check.js';
 import { checkPinLock, readPinLock, updatePinLock, type PinEntry, type PinProblem } from './pin-lock.js';
 import { resolveServerSpec } from './server-spec.js';
@@ -92,7 +92,7 @@ export async function approvePins(loaded: LoadedConfig, options: ApproveOptions)
   if (options.all !== true && (options.tools ?? []).length === 0) throw new SvcError('usage', 'name the tools to approve with --tool <name...>, or approve every changed and unpinned tool with --all');
   if (options.hash !== undefined && (options.all === true || options.tools?.length !== 1)) throw new SvcError('usage', '--hash binds the approval of exactly one --tool to the definition hash you reviewed');
   if (options.as !== undefined && !isReviewerIdentity(options.as)) throw new SvcError('usage', `--as ${JSON.stringify(options.as)} is not user:<email>`);
-  const pinnedBy = options.as ?? `os:${loginName()}`;
+  const pinnedBy = options.as ?? `os:${osLogin()}`;
   const places = lockPlaces(loaded);
   const book = new PinBook(places);
   const presented = await fetchDefinitions(spec);
@@ -153,10 +153,6 @@ export async function fetchDefinitions(spec: UpstreamSpec): Promise<PresentedToo
 
 function changedFields(pinned: ToolDefinition, presented: ToolDefinition): string[] {
   return DEFINITION_FIELDS.filter((field) => JSON.stringify(pinned[field]) !== JSON.stringify(presented[field]));
-}
-
-function loginName(): string {
-  return process.env.USER ?? process.env.LOGNAME ?? 'unknown';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -131,6 +131,11 @@ Examples:
   svc mcp pins approve --name weather --all -- node weather-server.mjs`)
     .action(async (server: string | undefined, command: string[], options: ConfigOptions & { tool?: string[]; all?: boolean; hash?: string; as?: string; name?: string; dryRun?: boolean }) => {
       const { approvePins } = await import('../../mcp/pins-admin.js');
+      // With --name the server is the command after --, whose first word commander takes for [server].
+      if (options.name !== undefined && server !== undefined) {
+        command = [server, ...command];
+        server = undefined;
+      }
       let result;
       try {
         result = await approvePins(await load(options.config), {
