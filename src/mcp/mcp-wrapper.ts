@@ -306,7 +306,7 @@ export class McpWrapper {
       standings = decidePinCheck(pins.serverPins(server), presented, firstUse);
     }
     for (const [tool, standing] of standings) {
-      if (standing.status === 'changed') log(`${server}/${tool} changed since it was pinned: pinned ${standing.pinnedHash}, presented ${standing.presentedHash}; denied until svc mcp pins approve ${server} ${tool}`);
+      if (standing.status === 'changed') log(`${server}/${tool} changed since it was pinned: pinned ${standing.pinnedHash}, presented ${standing.presentedHash}; denied until svc mcp pins approve ${server} --tool ${tool}`);
       if (standing.status === 'lock_unusable') {
         log(`the pin lock cannot be used, so every tool is denied: ${standing.message}`);
         break;

@@ -100,7 +100,7 @@ export function callGuard(server: string, tool: string, standing: ToolStanding, 
         decision: 'deny',
         reasons: ['mcp_tool_definition_changed'],
         ruleId: PIN_RULE_ID,
-        explanation: `denied: the definition of ${name} changed since it was pinned (pinned ${standing.pinnedHash}, presented ${standing.presentedHash}); a person reviews it with \`svc mcp pins list\` and accepts it with \`svc mcp pins approve ${server} ${tool}\``,
+        explanation: `denied: the definition of ${name} changed since it was pinned (pinned ${standing.pinnedHash}, presented ${standing.presentedHash}); a person reviews it with \`svc mcp pins list\` and accepts it with \`svc mcp pins approve ${server} --tool ${tool}\``,
       };
     case 'unpinned':
     case 'to_pin':
@@ -108,7 +108,7 @@ export function callGuard(server: string, tool: string, standing: ToolStanding, 
         decision: unpinned,
         reasons: ['mcp_tool_unpinned'],
         ruleId: PIN_RULE_ID,
-        explanation: `${unpinned === 'deny' ? 'denied' : 'needs approval'}: ${name} has no pin in the lock (definition ${standing.hash}); a person pins it with \`svc mcp pins approve ${server} ${tool}\``,
+        explanation: `${unpinned === 'deny' ? 'denied' : 'needs approval'}: ${name} has no pin in the lock (definition ${standing.hash}); a person pins it with \`svc mcp pins approve ${server} --tool ${tool}\``,
       };
     case 'invalid':
       return { decision: 'deny', reasons: ['mcp_tool_definition_invalid'], ruleId: PIN_RULE_ID, explanation: `denied: ${name} cannot be checked against a pin: ${standing.message}` };

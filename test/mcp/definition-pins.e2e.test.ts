@@ -65,7 +65,7 @@ describe('a tool whose definition changes between runs (SPEC scenario 5)', () =>
       const denied = await wrapped.client.callTool({ name: 'forecast', arguments: { city: 'Paris' } });
       expect(denied.isError).toBe(true);
       expect(textOf(denied)).toContain('mcp_tool_definition_changed');
-      expect(textOf(denied)).toContain('svc mcp pins approve weather forecast');
+      expect(textOf(denied)).toContain('svc mcp pins approve weather --tool forecast');
       const decision = (denied._meta as Record<string, { decision: string; reasons: string[] }>)['svc/decision'];
       expect(decision).toMatchObject({ decision: 'deny', reasons: ['mcp_tool_definition_changed'] });
       const echoed = await wrapped.client.callTool({ name: 'echo', arguments: { text: 'still fine' } });

@@ -104,7 +104,7 @@ describe('callGuard', () => {
   it('denies a changed tool with mcp_tool_definition_changed and says how to approve it', () => {
     const guard = callGuard('weather', 'forecast', { status: 'changed', pinnedHash: 'sha256:a', presentedHash: 'sha256:b', entry: pinOf(forecast) }, 'step_up');
     expect(guard).toMatchObject({ decision: 'deny', reasons: ['mcp_tool_definition_changed'], ruleId: 'mcp:pins' });
-    expect(guard?.explanation).toContain('svc mcp pins approve weather forecast');
+    expect(guard?.explanation).toContain('svc mcp pins approve weather --tool forecast');
     expect(guard?.explanation).toContain('sha256:a');
     expect(guard?.explanation).toContain('sha256:b');
   });
