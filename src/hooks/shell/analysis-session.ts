@@ -22,13 +22,13 @@ export class AnalysisSession {
    * Parses `code` and follows everything it runs, starting from `state`. `depth` counts the
    * scripts-in-strings around it (`sh -c`, `eval`, heredocs fed to a shell).
    */
-  analyzeScript(code: string, state: ShellState, depth: number): void {
+  analyzeScript(code: string, state: ShellState, depth: number, via = 'nested shell code'): void {
     if (depth > MAX_SCRIPT_DEPTH) throw new UnanalyzableCommand(`shell code nested more than ${MAX_SCRIPT_DEPTH} levels deep (sh -c, eval, heredocs)`);
     if (code.length > MAX_COMMAND_BYTES / 3 && Buffer.byteLength(code, 'utf8') > MAX_COMMAND_BYTES) {
       throw new UnanalyzableCommand(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
     }
     const parsed = this.parser.parse(code, this.nodesLeft);
-    if (!parsed.ok) throw new UnanalyzableCommand(depth === 0 ? parsed.message : `in nested shell code: ${parsed.message}`);
+    if (!parsed.ok) throw new UnanalyzableCommand(depth === 0 ? parsed.message : `in nested shell code (${via}): ${parsed.message}`);
     this.nodesLeft -= parsed.nodes;
     new ScriptWalker(this, code, depth).program(parsed.root, state);
   }

@@ -75,11 +75,11 @@ export class InvocationContext implements CommandContext {
     dispatchCommand(inner);
   }
 
-  script(code: string, _via: string, options: { homeReassigned?: boolean; sameShell?: boolean } = {}): void {
+  script(code: string, via: string, options: { homeReassigned?: boolean; sameShell?: boolean } = {}): void {
     // `eval` and `source` run in this very shell (a `cd` in them stays); `sh -c` in a new one.
     const state = options.sameShell ? this.state : copyState(this.state);
     if (this.options.homeReassigned || options.homeReassigned) state.home = undefined;
-    this.walker.session.analyzeScript(code, state, this.walker.depth + 1);
+    this.walker.session.analyzeScript(code, state, this.walker.depth + 1, via);
   }
 
   changeDirectory(change: DirectoryChange): void {

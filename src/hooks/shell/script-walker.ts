@@ -8,9 +8,37 @@ import type { FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
 import { staticOutput } from './static-output.js';
 import type { SyntaxNode } from './syntax-tree.js';
-import { groupAdjacent, MISPLACED_RESERVED_WORDS, STATEMENT_TYPES } from './syntax-words.js';
+import { groupAdjacent } from './syntax-words.js';
 import { expandWord, visitSubstitutions, type ExpansionScope, type Word } from './word-expansion.js';
 import { eitherDirectory, primaryDirectory } from './working-directory.js';
+
+/** The node types that are statements (things that run), as opposed to words and tokens. */
+const STATEMENT_TYPES: ReadonlySet<string> = new Set([
+  'command',
+  'redirected_statement',
+  'pipeline',
+  'list',
+  'subshell',
+  'compound_statement',
+  'if_statement',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'function_definition',
+  'negated_command',
+  'test_command',
+  'declaration_command',
+  'unset_command',
+  'variable_assignment',
+  'variable_assignments',
+]);
+
+/**
+ * Reserved words the grammar accepts as a command name where bash reports a syntax error
+ * (`done`, `fi` alone): such a line never runs as analyzed, so it is refused.
+ */
+const MISPLACED_RESERVED_WORDS: ReadonlySet<string> = new Set(['then', 'else', 'elif', 'fi', 'do', 'done', 'esac', '}']);
 
 const INHERITED: StdinSource = { kind: 'inherited' };
 
@@ -91,7 +119,7 @@ export class ScriptWalker {
         this.substitutionsIn(node, state);
         return undefined;
       case 'test_command':
-        this.substitutionsIn(node, state);
+        this.walkBlock(node, state);
         return undefined;
       default:
         // if, while, until, for, case, c-style for: bodies may or may not run.

@@ -24,31 +24,3 @@ export function groupAdjacent(nodes: readonly SyntaxNode[], source: string): Syn
 }
 
 const LINE_CONTINUATIONS = /^(?:\\\n)+$/;
-
-/**
- * Reserved words the grammar accepts as a command name where bash reports a syntax error
- * (`done`, `fi` alone): such a line never runs as analyzed, so it is refused.
- */
-export const MISPLACED_RESERVED_WORDS: ReadonlySet<string> = new Set(['then', 'else', 'elif', 'fi', 'do', 'done', 'esac', '}']);
-
-/** The node types that are statements (things that run), as opposed to words and tokens. */
-export const STATEMENT_TYPES: ReadonlySet<string> = new Set([
-  'command',
-  'redirected_statement',
-  'pipeline',
-  'list',
-  'subshell',
-  'compound_statement',
-  'if_statement',
-  'while_statement',
-  'for_statement',
-  'c_style_for_statement',
-  'case_statement',
-  'function_definition',
-  'negated_command',
-  'test_command',
-  'declaration_command',
-  'unset_command',
-  'variable_assignment',
-  'variable_assignments',
-]);
