@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
-import { copySyntaxTree, findSyntaxError, grammarTables, repairHereStrings, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
+import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 
 /**
  * The real bash grammar (tree-sitter-bash) running in web-tree-sitter. Both WebAssembly files
@@ -50,7 +50,7 @@ class TreeSitterBashParser implements BashParser {
           message: copy.reason === 'too_deep' ? `the command nests too deeply (at offset ${copy.offset})` : 'the command is too large to analyze',
         };
       }
-      repairHereStrings(copy.root);
+      repairRedirections(copy.root);
       const error = findSyntaxError(copy.root);
       if (error) {
         const excerpt = source.slice(error.start, Math.min(error.end, error.start + 40));

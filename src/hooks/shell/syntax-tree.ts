@@ -93,18 +93,34 @@ export function copySyntaxTree(tree: Tree, tables: GrammarTables, maxNodes: numb
 }
 
 /**
- * tree-sitter-bash 0.25 cannot parse a here-string that follows another redirection
- * (`cmd 2>&1 <<< text`): it reports an ERROR holding `<<` followed by a `< text` redirect. The
- * two tokens touch, so the text really is `<<< text`; this rewrites that pair into the
- * `herestring_redirect` the grammar produces elsewhere. Any other error stays an error.
+ * Two redirections tree-sitter-bash 0.25 gets wrong although bash accepts them, repaired in
+ * place; any other error stays an error.
+ *
+ * - `<>` (open for reading and writing) comes out as a `<` token and an ERROR holding `>`;
+ *   touching, they are the one operator.
+ * - A here-string after another redirection (`cmd 2>&1 <<< text`) comes out as an ERROR holding
+ *   `<<` and a `< text` redirect; touching, they are `<<< text`, rewritten into the
+ *   `herestring_redirect` the grammar produces elsewhere.
  */
-export function repairHereStrings(node: SyntaxNode): void {
+export function repairRedirections(node: SyntaxNode): void {
   const children = node.children;
   for (let index = 0; index < children.length; index += 1) {
     const child = children[index] as SyntaxNode;
     const next = children[index + 1];
     const lone = child.children[0];
+    const previous = children[index - 1];
     if (
+      // `<>` (open for reading and writing): the grammar reads `<` and an ERROR holding `>`.
+      node.type === 'file_redirect' &&
+      child.type === 'ERROR' &&
+      child.children.length === 1 &&
+      lone?.type === '>' &&
+      previous?.type === '<' &&
+      previous.end === child.start
+    ) {
+      children.splice(index - 1, 2, { type: '<>', named: false, field: undefined, start: previous.start, end: child.end, children: [] });
+      index -= 1;
+    } else if (
       child.type === 'ERROR' &&
       child.children.length === 1 &&
       lone?.type === '<<' &&
@@ -122,7 +138,7 @@ export function repairHereStrings(node: SyntaxNode): void {
         children: [{ type: '<<<', named: false, field: undefined, start: child.start, end: next.children[0].end, children: [] }, ...words],
       });
     } else {
-      repairHereStrings(child);
+      repairRedirections(child);
     }
   }
 }
