@@ -94,7 +94,10 @@ export const benchmark: Benchmark = {
           notes: [`answers: local ${JSON.stringify(local.answer)}, proxy ${JSON.stringify(viaProxy.answer)}`],
         };
       } finally {
+        // Wait for the clean stop: it removes its address files and writes a checkpoint.
+        const exited = new Promise((resolve) => proxy.once('exit', resolve));
         proxy.kill('SIGTERM');
+        await exited;
       }
     } finally {
       await rm(root, { recursive: true, force: true });

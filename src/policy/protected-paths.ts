@@ -159,7 +159,8 @@ export function compileProtectedPaths(config: ProtectedPathsConfig, places: Guar
 
 /**
  * An agent sharing the machine with its reviewer must not approve its own request (DESIGN.md 6):
- * `svc approvals approve|reject` and key changes are refused when they come through a hook.
+ * `svc approvals approve|reject`, `svc mcp pins approve|reset` and key changes are refused when
+ * they come through a hook.
  */
 function checkSvcCommands(argvs: unknown): GuardVerdict | undefined {
   if (!Array.isArray(argvs)) return undefined;
@@ -168,15 +169,17 @@ function checkSvcCommands(argvs: unknown): GuardVerdict | undefined {
     const words = argv.filter((word): word is string => typeof word === 'string');
     const svcAt = words.findIndex((word) => basename(word) === 'svc');
     if (svcAt < 0) continue;
-    const [command, verb] = words.slice(svcAt + 1).filter((word) => !word.startsWith('-'));
+    const [command, verb, object] = words.slice(svcAt + 1).filter((word) => !word.startsWith('-'));
     const approving = command === 'approvals' && (verb === 'approve' || verb === 'reject');
     const keys = command === 'keys' && verb !== undefined && verb !== 'list';
-    if (!approving && !keys) continue;
+    const pinning = command === 'mcp' && verb === 'pins' && (object === 'approve' || object === 'reset');
+    if (!approving && !keys && !pinning) continue;
+    const named = [command, verb, pinning ? object : undefined].filter((word) => word !== undefined).join(' ');
     return {
       decision: 'deny',
       reason: 'svc_command_protected',
       ruleId: 'protect:svc-commands',
-      explanation: `denied: \`svc ${command} ${verb}\` is for the person reviewing the agent, not for the agent; ask the user to run it in their own terminal`,
+      explanation: `denied: \`svc ${named}\` is for the person reviewing the agent, not for the agent; ask the user to run it in their own terminal`,
     };
   }
   return undefined;

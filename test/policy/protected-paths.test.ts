@@ -61,6 +61,8 @@ describe('protected paths', () => {
     expect(guard.check(shell({ command: 'if', unparsable: 'syntax error' }))).toMatchObject({ decision: 'deny', reason: 'shell_unparsable' });
     expect(guard.check(shell({ command: 'npx svc approvals approve apr_1', argv: [['npx', 'svc', 'approvals', 'approve', 'apr_1']] }))).toMatchObject({ reason: 'svc_command_protected' });
     expect(guard.check(shell({ command: 'svc keys rotate', argv: [['svc', 'keys', 'rotate']] }))).toMatchObject({ reason: 'svc_command_protected' });
+    expect(guard.check(shell({ command: 'svc mcp pins approve fs --all', argv: [['svc', 'mcp', 'pins', 'approve', 'fs', '--all']] }))).toMatchObject({ reason: 'svc_command_protected' });
+    expect(guard.check(shell({ command: 'svc mcp pins list', argv: [['svc', 'mcp', 'pins', 'list']] }))).toBeUndefined();
     expect(guard.check(shell({ command: 'svc approvals list', argv: [['svc', 'approvals', 'list']] }))).toBeUndefined();
   });
 
