@@ -133,7 +133,9 @@ function actionMaker(event: HookEvent): ActionMaker {
 export function promptMentions(prompt: string): string[] {
   const mentions = new Set<string>();
   for (const match of prompt.matchAll(/(?:^|\s)@("[^"\n]+"|[^\s"]+)/g)) {
-    const raw = (match[1] as string).replace(/^"|"$/g, '').replace(/[,;:!?)\]}>]+$/, '');
+    const quoted = (match[1] as string).replace(/^"|"$/g, '');
+    // Sentence punctuation after a mention is not part of the path (`@.` and `@..` are paths).
+    const raw = /^\.+$/.test(quoted) ? quoted : quoted.replace(/[.,;:!?)\]}>]+$/, '');
     if (raw !== '' && !raw.includes('@')) mentions.add(raw);
   }
   return [...mentions];
