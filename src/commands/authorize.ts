@@ -2,7 +2,7 @@ import type { NormalizedAction } from '../actionpass/action.js';
 import type { ActionPassClaims } from '../actionpass/actionpass-token.js';
 import type { ApprovalCheck } from '../actionpass/approval-artifact.js';
 import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
-import type { CompiledPolicy, PolicyDecision, PolicyMode } from '../policy/compile-policy.js';
+import { applyPreVerdict, type CompiledPolicy, type PolicyDecision, type PolicyMode, type PreVerdict } from '../policy/compile-policy.js';
 import type { OpenApproval, RuntimeState } from '../projections/runtime-state.js';
 import { resolvePresentedApproval, type ApprovalRefusal } from './resolve-approval.js';
 
@@ -44,12 +44,7 @@ export interface AuthorizeCommand {
   guard?: PreVerdict;
 }
 
-export interface PreVerdict {
-  decision: 'deny' | 'step_up';
-  reasons: string[];
-  ruleId: string;
-  explanation: string;
-}
+export type { PreVerdict };
 
 export interface AuthorizeDependencies {
   policy: CompiledPolicy;
@@ -84,7 +79,7 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
     { now: command.nowMs, countAllowed: (budget, agentId, tool) => state.budgets.countAllowed(budget, agentId, tool, command.nowMs) },
     command.mode,
   );
-  const decision = command.guard ? applyGuard(evaluated, command.guard) : evaluated;
+  const decision = command.guard ? applyPreVerdict(evaluated, command.guard) : evaluated;
   const received: LedgerEvent = {
     type: 'action.received',
     stream,
@@ -207,11 +202,6 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
       decidedIndex: 1,
     };
   }
-}
-
-function applyGuard(evaluated: PolicyDecision, guard: PreVerdict): PolicyDecision {
-  if (guard.decision === 'step_up' && evaluated.decision === 'deny') return evaluated;
-  return { ...evaluated, decision: guard.decision, reasons: guard.reasons, ruleId: guard.ruleId, explanation: guard.explanation };
 }
 
 /** The record of a signed ActionPass, appended after its decision. */

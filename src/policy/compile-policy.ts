@@ -111,13 +111,28 @@ export function compilePolicy(config: PolicyConfig, guard?: PathGuard): Compiled
     policyHash,
     budgets: Object.freeze(budgets.map((budget) => budget.rule)),
     evaluate: (action, context, mode = 'enforce') => {
-      const verdict = guard?.check(action);
-      if (verdict?.decision === 'deny') return { decision: 'deny', reasons: [verdict.reason], ruleId: verdict.ruleId, policyHash, explanation: verdict.explanation, trace: [] };
       const decision = evaluate(rules, budgets, policyHash, action, context, mode);
-      if (verdict === undefined || decision.decision === 'deny') return decision;
-      return { decision: verdict.decision, reasons: [verdict.reason], ruleId: verdict.ruleId, policyHash, explanation: verdict.explanation, trace: decision.trace };
+      const verdict = guard?.check(action);
+      return verdict ? applyPreVerdict(decision, { ...verdict, reasons: [verdict.reason] }) : decision;
     },
   };
+}
+
+/**
+ * A verdict reached outside the rules (a protected path, an MCP tool whose definition no longer
+ * matches its pin) combined with the rules' decision: its deny stands whatever the rules say, and
+ * its step_up yields only to a rule's deny.
+ */
+export interface PreVerdict {
+  decision: 'deny' | 'step_up';
+  reasons: string[];
+  ruleId: string;
+  explanation: string;
+}
+
+export function applyPreVerdict(evaluated: PolicyDecision, verdict: PreVerdict): PolicyDecision {
+  if (verdict.decision === 'step_up' && evaluated.decision === 'deny') return evaluated;
+  return { ...evaluated, decision: verdict.decision, reasons: verdict.reasons, ruleId: verdict.ruleId, explanation: verdict.explanation };
 }
 
 function evaluate(rules: readonly CompiledRule[], budgets: readonly CompiledBudget[], policyHash: Sha256, action: NormalizedAction, context: PolicyContext, mode: PolicyMode): PolicyDecision {
