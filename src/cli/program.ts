@@ -5,6 +5,7 @@ import { registerHook } from './commands/hook.js';
 import { registerInit } from './commands/init.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerPlayground } from './commands/playground.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerProveEquivalence } from './commands/prove-equivalence.js';
 import { registerProxy } from './commands/proxy.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerProveEquivalence(program);
   registerKeys(program);
   registerMcp(program);
+  registerPlayground(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }
