@@ -237,7 +237,7 @@ export function startProxyProcess(options: StartProxyOptions): Promise<ProxyProc
     void exited.then(({ code, signal }) => {
       if (firstLine !== undefined) return;
       clearTimeout(timer);
-      reject(Object.assign(new Error(`svc proxy exited (code ${code}, signal ${signal}) before listening\nstderr: ${stderr}`), { code, stderr, stdout }));
+      reject(Object.assign(new Error(`svc proxy exited (code ${code}, signal ${signal}) before listening\nstderr: ${stderr}\nstdout: ${stdout}`), { code, stderr, stdout }));
     });
   });
 }
