@@ -41,7 +41,7 @@ export function classifySql(sql: string): SqlClass {
       if (WRITE_NODES.has(key)) why ??= `${key} inside the statement`;
       if (key === 'lockingClause') why ??= 'SELECT ... FOR UPDATE/SHARE takes row locks';
       if (key === 'intoClause') why ??= 'SELECT ... INTO creates a table';
-      if (key === 'RangeVar' && typeof value === 'object' && value !== null) {
+      if ((key === 'RangeVar' || key === 'relation') && typeof value === 'object' && value !== null) {
         const range = value as { schemaname?: unknown; relname?: unknown };
         if (typeof range.relname === 'string') tables.add(typeof range.schemaname === 'string' ? `${range.schemaname}.${range.relname}` : range.relname);
       }

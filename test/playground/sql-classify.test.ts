@@ -36,3 +36,7 @@ describe('classifySql (PostgreSQL parser, no regular expressions)', () => {
     expect(classifySql('SELECT * FROM public.orders o JOIN items i ON i.order_id = o.id')).toMatchObject({ class: 'read', tables: ['items', 'public.orders'] });
   });
 });
+
+describe('tables', () => it('names the table a write targets', () => {
+  expect(classifySql('UPDATE orders SET total = 0')).toMatchObject({ class: 'write', tables: ['orders'] });
+}));
