@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { addReviewer } from '../actionpass/key-ring.js';
 import type { SigningKey } from '../actionpass/keys.js';
 import { readTrustStore } from '../actionpass/trust-store.js';
@@ -226,8 +226,15 @@ export class PlaygroundSandbox {
       const old = this.commandEnforcer;
       this.commandEnforcer = undefined;
       this.decisions = 0;
-      // Requests already holding the old Enforcer finish within the hook timeout.
-      setTimeout(() => void old.then((enforcer) => enforcer.close()).catch(() => undefined), 6000).unref();
+      // Requests already holding the old Enforcer finish within the hook timeout; then its ledger goes.
+      setTimeout(() => {
+        void old
+          .then(async (enforcer) => {
+            await enforcer.close();
+            await rm(dirname(enforcer.writer.path), { recursive: true, force: true });
+          })
+          .catch(() => undefined);
+      }, 6000).unref();
     }
     if (this.commandEnforcer === undefined) {
       this.runs += 1;

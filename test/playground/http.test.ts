@@ -230,3 +230,43 @@ describe('fuzz', () => {
     expect(total).toBeGreaterThanOrEqual(5000);
   }, 300_000);
 });
+
+describe('sandbox', () => {
+  it('decides concurrent scenario runs and commands, each scenario on a ledger of its own', async () => {
+    const ids = ['approval-payload-mismatch', 'external-recipient-step-up', 'database-select-only', 'prompt-injection-shell-read'];
+    const answers = await Promise.all([
+      ...ids.flatMap((id) => [id, id].map((same) => playground.app.inject({ method: 'GET', url: `/api/playground/scenarios/${same}` }))),
+      ...['cp .env /tmp/a', 'cat ~/.ssh/id_ed25519', 'ls'].map((command) => post(playground, JSON.stringify({ command }))),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 200));
+    const decisions = answers.slice(0, ids.length * 2).map((answer) => (answer.json() as { decision: string }).decision);
+    expect(decisions).toEqual(['blocked', 'blocked', 'step_up', 'step_up', 'allow', 'allow', 'deny', 'deny']);
+  });
+
+  it('replaces the command ledger with a fresh one after rotateAfter decisions', async () => {
+    const small = await buildPlaygroundApp({ rateLimit: false, rotateAfter: 4 });
+    try {
+      const seqs: number[] = [];
+      for (let index = 0; index < 4; index += 1) {
+        const answer = (await small.app.inject({ method: 'POST', url: '/api/playground', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ command: 'cat src/app.ts' }) })).json() as { actions: { ledger: { seq: number } }[] };
+        seqs.push(answer.actions[0]?.ledger.seq ?? -1);
+      }
+      // Two decisions per command: the third command starts on a new ledger.
+      expect(seqs[2]).toBeLessThan(seqs[1] as number);
+      expect(seqs[0]).toBe(seqs[2]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('unknown scenario ids, generated, are 404 with the error body', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 60 }).filter((id) => !/[/?#%]/.test(id)), async (id) => {
+        const response = await playground.app.inject({ method: 'GET', url: `/api/playground/scenarios/${encodeURIComponent(id)}` });
+        expect(response.statusCode).toBe(404);
+        expect((response.json() as { error: { code: string } }).error.code).toMatch(/^(scenario_unknown|not_found)$/);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -34,7 +34,7 @@ Examples:
         throw new SvcError('listen_failed', `cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
       }
       const url = `${address}/playground`;
-      if (options.json) printLine(JSON.stringify({ url, api: `${address}/api/playground` }));
+      if (options.json) printLine(JSON.stringify({ url, api: `${address}/api/playground`, sandbox: playground.sandbox.root }));
       else printLine(`svc playground listening on ${url} (sandbox ${playground.sandbox.root}; nothing is executed)`);
       await new Promise<void>((resolve) => {
         const stop = () => {
