@@ -240,7 +240,10 @@ async function externalRecipient(info: ScenarioInfo, sandbox: PlaygroundSandbox,
 function backstop(sql: string, classified: SqlClass): Record<string, unknown> {
   const base = { label: 'deterministic replay', role: 'app_readonly', settings: { default_transaction_read_only: 'on', row_level_security: "orders USING (tenant_id = current_setting('app.tenant'))" }, sql };
   if (classified.class === 'read') return { ...base, outcome: 'rows filtered to tenant acme by row-level security' };
-  return { ...base, outcome: 'ERROR', sqlstate: '25006', message: 'cannot execute UPDATE in a read-only transaction' };
+  // PostgreSQL names the refused command by its statement: UpdateStmt -> UPDATE, InsertStmt -> INSERT.
+  const statement = classified.class === 'write' ? (classified.statements.find((kind) => kind !== 'SelectStmt') ?? 'SelectStmt') : 'statement';
+  const command = statement.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  return { ...base, outcome: 'ERROR', sqlstate: '25006', message: `cannot execute ${command} in a read-only transaction` };
 }
 
 async function database(info: ScenarioInfo, sandbox: PlaygroundSandbox, enforcer: Enforcer): Promise<ScenarioRun> {

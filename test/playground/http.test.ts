@@ -85,11 +85,12 @@ describe('scenarios, computed on request', () => {
   });
 
   it('scenario 4 denies the write before execution and labels the backstop as deterministic replay', async () => {
-    const run = (await playground.app.inject({ method: 'GET', url: '/api/playground/scenarios/database-select-only' })).json() as { replay: boolean; evidence: { write: { decision: string; reasons: string[]; executed: boolean }; providerBackstop: { label: string }[]; classifications: { class: string }[] } };
+    const run = (await playground.app.inject({ method: 'GET', url: '/api/playground/scenarios/database-select-only' })).json() as { replay: boolean; evidence: { write: { decision: string; reasons: string[]; executed: boolean }; providerBackstop: { label: string; sqlstate?: string; message?: string }[]; classifications: { class: string }[] } };
     expect(run.replay).toBe(true);
     expect(run.evidence.write).toMatchObject({ decision: 'deny', reasons: ['sql_write_denied'], executed: false });
     expect(run.evidence.classifications.map((entry) => entry.class)).toEqual(['read', 'write']);
     expect(run.evidence.providerBackstop.every((entry) => entry.label === 'deterministic replay')).toBe(true);
+    expect(run.evidence.providerBackstop[1]).toMatchObject({ sqlstate: '25006', message: 'cannot execute UPDATE in a read-only transaction' });
   });
 
   it('an unknown scenario id is a 404 with the error body', async () => {
