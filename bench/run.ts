@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { benchmark as hook } from './hook-invocation.js';
 import { benchmark as ledgerAppend } from './ledger-append.js';
 import { benchmark as mcpCall } from './mcp-call.js';
+import { benchmark as playground } from './playground.js';
 import { BENCH_OUT, fmtNum, formatTarget, now, seconds, table, type BenchResult, type Benchmark } from './lib.js';
 import { benchmark as proxy } from './proxy-throughput.js';
 import { benchmark as replay } from './replay.js';
@@ -18,7 +19,7 @@ import { benchmark as verifyExport } from './verify-export.js';
  * to bench/out/results.json. Exits non-zero only when a benchmark could not run.
  */
 
-const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy, shellAnalysis, hook, mcpCall];
+const BENCHMARKS: Benchmark[] = [ledgerAppend, verifyExport, replay, proxy, shellAnalysis, hook, mcpCall, playground];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
   let quick = false;
