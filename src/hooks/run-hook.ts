@@ -77,13 +77,16 @@ export interface HookDecider {
   decide(event: HookEvent, protocol: RuntimeProtocol, authorize: (action: unknown) => Promise<DecisionBody>): Promise<HookRun>;
 }
 
-/** The hook path for one svc.yml: protected paths, path resolution and (loaded on first use) the shell analyzer. */
-export function hookDecider(loaded: LoadedConfig, home: string = homedir()): HookDecider {
+/**
+ * The hook path for one svc.yml: protected paths, path resolution and (loaded on first use) the shell analyzer.
+ * `adapt` lets an embedder narrow the filesystem tools (the playground confines them to its sandbox).
+ */
+export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adapt?: (tools: PlanTools) => PlanTools): HookDecider {
   const { config } = loaded;
   const configFile = resolve(loaded.file);
   const guard = compileProtectedPaths(config.protectedPaths, { root: dirname(configFile), home, configFile });
   let analyzer: ShellAnalyzer | undefined;
-  const tools: PlanTools = {
+  const base: PlanTools = {
     analyze: (command, context) => {
       if (!analyzer) throw new SvcError('internal_error', 'the shell analyzer was not loaded');
       return analyzer.analyze(command, context);
@@ -92,6 +95,7 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir()): Hoo
     protects: (path) => guard.protects(path, 'read'),
     home,
   };
+  const tools = adapt ? adapt(base) : base;
   return {
     async decide(event, protocol, authorize) {
       if (event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell')) analyzer ??= await loadShellAnalyzer();

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { addReviewer } from '../actionpass/key-ring.js';
 import type { SigningKey } from '../actionpass/keys.js';
 import { readTrustStore } from '../actionpass/trust-store.js';
@@ -8,6 +9,7 @@ import { parseConfig, type LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { HookEvaluation } from '../hooks/evaluate-hook.js';
 import { authorizeWith } from '../hooks/hook-authorizer.js';
+import type { PlanTools } from '../hooks/hook-actions.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { decideWithin, hookDecider, type HookDecider } from '../hooks/run-hook.js';
 import { runtimeProtocol } from '../hooks/runtimes/index.js';
@@ -133,7 +135,7 @@ export class PlaygroundSandbox {
     readonly publicKeys: PublicKeyView[],
     private readonly rotateAfter: number,
   ) {
-    this.decider = hookDecider(loaded, this.home);
+    this.decider = hookDecider(loaded, this.home, (tools) => confineTools(tools, realpathSync(root)));
   }
 
   /** Creates the throwaway directory, keys and fixture. `rotateAfter`: decisions per command ledger before a fresh one. */
@@ -248,6 +250,34 @@ export class PlaygroundSandbox {
   }
 }
 
+function within(root: string, path: string): boolean {
+  const rest = relative(root, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+}
+
+/**
+ * The hook's filesystem tools, confined to the sandbox. A public server must not list its own
+ * directories to visitors: a recursive read of a directory outside the sandbox (`grep -r x /`)
+ * is not walked for protected files (which would name the host's files and cost up to 150 ms a
+ * directory) but denied, fail closed, with `playground_outside_sandbox`; and where a symlink
+ * outside the sandbox leads is not shown.
+ */
+function confineTools(tools: PlanTools, root: string): PlanTools {
+  return {
+    ...tools,
+    resolvePath(text, context) {
+      const resolved = tools.resolvePath(text, context);
+      return resolved.realPath !== undefined && !within(root, resolved.realPath) ? { path: resolved.path } : resolved;
+    },
+    protects(path) {
+      if (!within(root, path)) {
+        throw new SvcError('playground_outside_sandbox', 'the playground does not walk directories outside its sandbox for protected files; svc hook in a real workspace does, and a recursive read there is decided file by file');
+      }
+      return tools.protects(path);
+    },
+  };
+}
+
 function withLedger(loaded: LoadedConfig, path: string): LoadedConfig {
   return { file: loaded.file, config: { ...loaded.config, ledger: { ...loaded.config.ledger, path } } };
 }
@@ -275,8 +305,9 @@ export function actionEvidence(label: string, input: unknown, body: DecisionBody
 function commandEvaluation(command: string, cwd: string, output: HookOutput, evaluation: HookEvaluation | undefined, calls: { input: unknown; body?: DecisionBody }[]): CommandEvaluation {
   const hookOutput = { exitCode: output.exitCode, stdout: output.stdout, stderr: output.stderr };
   if (evaluation === undefined) {
-    // The hook could not read its own event: it denied, as `svc hook` would.
-    return { command, cwd, decision: 'deny', reasons: ['hook_input_invalid'], hookOutput, actions: [] };
+    // The hook could not decide (its reason ends with [code]): it denied, as `svc hook` would.
+    const codes = [...`${output.stdout}\n${output.stderr}`.matchAll(/\[([a-z][a-z0-9_]*)\]/g)].map((match) => match[1] as string);
+    return { command, cwd, decision: 'deny', reasons: [codes.at(-1) ?? 'hook_failed'], hookOutput, actions: [] };
   }
   const actions = evaluation.results.map((result, index) => {
     const call = calls[index];

@@ -118,6 +118,18 @@ describe('POST /api/playground', () => {
     }
   });
 
+  it('walks a recursive read inside the sandbox, and denies one outside it without listing the host', async () => {
+    const inside = (await post(playground, JSON.stringify({ command: 'grep -r KEY .' }))).json() as { decision: string; actions: { label: string; decision: string }[] };
+    expect(inside.decision).toBe('deny');
+    expect(inside.actions.find((action) => action.decision === 'deny')?.label).toMatch(/\/workspace\/\.env \(grep argument, inside .*\/workspace\)$/);
+    for (const command of ['grep -r x /', 'find / -name "*.key" -exec cat {} +', `grep -r x ${process.cwd()}`]) {
+      const response = await post(playground, JSON.stringify({ command }));
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ decision: 'deny', reasons: ['playground_outside_sandbox'], actions: [] });
+      expect(response.body).not.toContain(`${process.cwd()}/`);
+    }
+  });
+
   it('answers step_up and no opinion as decisions', async () => {
     expect((await post(playground, JSON.stringify({ command: 'git push origin main' }))).json()).toMatchObject({ decision: 'step_up', reasons: ['risky_command'] });
     expect((await post(playground, JSON.stringify({ command: 'cat src/app.ts' }))).json()).toMatchObject({ decision: 'no_opinion' });
