@@ -23,6 +23,9 @@ import { lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { SvcError } from '../errors.js';
+import { fsyncDirectory } from '../fs/durable-file.js';
+
+export { fsyncDirectory };
 
 export type SigningKey = {
   name: string;
@@ -203,17 +206,6 @@ function errorCode(error: unknown): string | undefined {
 function ioError(action: string, file: string, error: unknown): SvcError {
   const detail = error instanceof Error ? error.message : String(error);
   return new SvcError('key_file_io', `cannot ${action} ${file}: ${detail}`, { cause: error });
-}
-
-/** Makes a directory's entries durable (a file created or renamed in it). */
-export async function fsyncDirectory(dir: string): Promise<void> {
-  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

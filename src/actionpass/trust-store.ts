@@ -13,13 +13,13 @@
  *
  * Error codes: trust_store_invalid, trust_store_io, trust_store_locked.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { SvcError } from '../errors.js';
-import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, fsyncDirectory, isValidKeyName } from './keys.js';
+import { replaceFileDurably } from '../fs/durable-file.js';
+import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, isValidKeyName } from './keys.js';
 
 export const TRUST_STORE_VERSION = 0;
 
@@ -165,20 +165,9 @@ export async function writeTrustStore(file: string, store: TrustStore): Promise<
   } catch (error) {
     throw ioError('create directory', dir, error);
   }
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
   try {
-    handle = await open(temp, 'wx', 0o644);
-    await handle.chmod(0o644); // exact mode whatever the umask
-    await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`, 'utf8');
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(temp, file);
-    await fsyncDirectory(dir);
+    await replaceFileDurably(file, `${JSON.stringify(checked, null, 2)}\n`, 0o644);
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
     throw ioError('write', file, error);
   }
 }

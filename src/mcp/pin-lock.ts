@@ -15,17 +15,17 @@
  *
  * Error codes: mcp_lock_invalid (not a lock), mcp_lock_io, mcp_lock_locked.
  */
-import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
-import { decodeBase64Strict, fsyncDirectory, sign, verifySignature, type SigningKey } from '../actionpass/keys.js';
+import { decodeBase64Strict, sign, verifySignature, type SigningKey } from '../actionpass/keys.js';
 import { isTrustTimestamp, type TrustIndex } from '../actionpass/trust-store.js';
 import { mcpServerNameSchema } from '../config/mcp-schema.js';
 import { canonicalJson, SHA256_PATTERN, type Sha256 } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
+import { replaceFileDurably } from '../fs/durable-file.js';
 import { definitionHash, type ToolDefinition } from './tool-definition.js';
 
 export const PIN_LOCK_FORMAT = 'svc.mcp.lock.v0';
@@ -205,20 +205,9 @@ export async function readPinLock(file: string): Promise<PinLock> {
 
 /** Replaces the lock atomically and durably (temp file, fsync, rename, fsync of the directory). */
 async function writePinLock(file: string, lock: PinLock): Promise<void> {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
   try {
-    handle = await open(temp, 'wx', 0o644);
-    await handle.writeFile(serializePinLock(lock), 'utf8');
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(temp, file);
-    await fsyncDirectory(dir);
+    await replaceFileDurably(file, serializePinLock(lock), 0o644);
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
     throw new SvcError('mcp_lock_io', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readFile, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDirectory } from '../../actionpass/keys.js';
+import { replaceFileDurably } from '../../fs/durable-file.js';
 import { SvcError } from '../../errors.js';
 
 /**
@@ -100,20 +99,9 @@ async function writeAtomically(file: string, target: string, text: string, mode:
   } catch (error) {
     throw ioError('create the directory of', file, error);
   }
-  const temp = path.join(dir, `.${path.basename(target)}.svc-${randomBytes(6).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
   try {
-    handle = await open(temp, 'wx', mode);
-    await handle.chmod(mode); // exact mode whatever the umask
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(temp, target);
-    await fsyncDirectory(dir);
+    await replaceFileDurably(target, text, mode);
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
     throw ioError('write', file, error);
   }
 }
