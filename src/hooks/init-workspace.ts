@@ -70,6 +70,17 @@ function tenantFor(workspace: string): string {
   return `org:${name === '' ? 'local' : name}`;
 }
 
+/** The policy rule (YAML, indented for `policy.rules`) that steps up pushing, publishing and force-removing. */
+export const RISKY_COMMANDS_RULE = `    - id: risky-commands
+      description: pushing, publishing and force-removing wait for a person to approve the exact command
+      when:
+        tool: shell.command.run
+        payload:
+          command: { regex: "(.*[;&|(]\\\\s*)?(git\\\\s+push|npm\\\\s+publish|rm\\\\s+-[a-zA-Z]*(rf|fr|Rf|fR)[a-zA-Z]*)(\\\\s.*)?" }
+      decision: step_up
+      reasons: [risky_command]
+`;
+
 function configTemplate(tenant: string): string {
   return `# svc.yml: what coding agents may do in this workspace. Reference: docs/configuration.md
 tenant: ${tenant}
@@ -95,13 +106,5 @@ policy:
   # speaks for gets "no opinion": the agent's own permission prompt decides as usual.
   rules:
     # A regex must match the whole command; this one finds the risky part after a ;, &&, | or (.
-    - id: risky-commands
-      description: pushing, publishing and force-removing wait for a person to approve the exact command
-      when:
-        tool: shell.command.run
-        payload:
-          command: { regex: "(.*[;&|(]\\\\s*)?(git\\\\s+push|npm\\\\s+publish|rm\\\\s+-[a-zA-Z]*(rf|fr|Rf|fR)[a-zA-Z]*)(\\\\s.*)?" }
-      decision: step_up
-      reasons: [risky_command]
-`;
+${RISKY_COMMANDS_RULE}`;
 }

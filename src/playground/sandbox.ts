@@ -8,6 +8,7 @@ import { readTrustStore } from '../actionpass/trust-store.js';
 import { parseConfig, type LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { HookEvaluation } from '../hooks/evaluate-hook.js';
+import { RISKY_COMMANDS_RULE } from '../hooks/init-workspace.js';
 import { authorizeWith } from '../hooks/hook-authorizer.js';
 import type { PlanTools } from '../hooks/hook-actions.js';
 import type { HookOutput } from '../hooks/hook-event.js';
@@ -84,15 +85,7 @@ hooks:
   stepUp: deny
 policy:
   rules:
-    - id: risky-commands
-      description: pushing, publishing and force-removing wait for a person to approve the exact command
-      when:
-        tool: shell.command.run
-        payload:
-          command: { regex: "(.*[;&|(]\\\\s*)?(git\\\\s+push|npm\\\\s+publish|rm\\\\s+-[a-zA-Z]*(rf|fr|Rf|fR)[a-zA-Z]*)(\\\\s.*)?" }
-      decision: step_up
-      reasons: [risky_command]
-    - id: chat-allowlisted-channels
+${RISKY_COMMANDS_RULE}    - id: chat-allowlisted-channels
       when: { tool: chat.message.send, payload: { channel: { in: [eng, ops, deploys] } } }
       decision: allow
     - id: chat-other-channels
