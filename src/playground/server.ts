@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SvcError } from '../errors.js';
-import { errorBody } from '../proxy/error-body.js';
+import { answerInvalidHttp, errorBody } from '../proxy/error-body.js';
 import { FixedWindowLimiter } from './rate-limit.js';
 import { PlaygroundSandbox } from './sandbox.js';
 import { runScenario, SCENARIOS, scenarioInfo } from './scenarios.js';
@@ -66,11 +66,7 @@ export async function buildPlaygroundApp(options: PlaygroundAppOptions = {}): Pr
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     trustProxy: options.trustProxy ?? false,
-    clientErrorHandler(error, socket) {
-      const body = JSON.stringify(errorBody('http_invalid', 'the request is not valid HTTP/1.1'));
-      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-      else socket.destroy(error);
-    },
+    clientErrorHandler: answerInvalidHttp,
   });
   app.removeContentTypeParser('text/plain');
 

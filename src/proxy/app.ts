@@ -2,7 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { Enforcer, RequestOptions } from './enforcer.js';
-import { errorBody } from './error-body.js';
+import { answerInvalidHttp, errorBody } from './error-body.js';
 import { registerHookRoute } from './hook-route.js';
 import { isAllowedOrigin, isLoopbackHostHeader } from './loopback-guard.js';
 import { decisionBody } from './responses.js';
@@ -48,11 +48,7 @@ export function buildProxyApp(enforcer: Enforcer, options: { hookConfig?: () => 
     // A request without Host reaches the loopback guard (403 host_not_loopback), not Node's bare 400.
     http: { requireHostHeader: false },
     // Bytes the HTTP parser rejects still get the one error body.
-    clientErrorHandler(error, socket) {
-      const body = JSON.stringify(errorBody('http_invalid', 'the request is not valid HTTP/1.1'));
-      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-      else socket.destroy(error);
-    },
+    clientErrorHandler: answerInvalidHttp,
   });
   // JSON only: text/plain is what a web page can POST without a CORS preflight.
   app.removeContentTypeParser('text/plain');

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
+import { runCli, type CliResult } from '../support/cli.js';
 import { post, readLedgerLines, recordsOfType, sha256, startProxyProcess, svc, type LedgerLine } from '../support/proxy.js';
 
 /**
@@ -19,23 +18,10 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 let ledger: string;
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type HookRun = CliResult;
 
 function runHook(event: unknown, options: { args?: string[]; cwd?: string; raw?: string; runtime?: string } = {}): Promise<HookRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hook', options.runtime ?? 'claude-code', ...(options.args ?? [])], { cwd: options.cwd ?? ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.raw ?? JSON.stringify(event));
-  });
+  return runCli(['hook', options.runtime ?? 'claude-code', ...(options.args ?? [])], { cwd: options.cwd ?? ws, env, input: options.raw ?? JSON.stringify(event) });
 }
 
 function preToolUse(toolName: string, toolInput: Record<string, unknown>, extra: Record<string, unknown> = {}) {
