@@ -54,8 +54,21 @@ export function verifyLedgerNote(identity: LedgerIdentity, note: string, size: n
  * The writer's recovery and `verify-export` both use this class, so a ledger the writer accepts
  * is exactly a ledger the verifier accepts.
  */
+/** Where a checker stands after a prefix of a ledger, as data (see `ChainChecker.snapshot`). */
+export interface ChainSnapshot {
+  size: number;
+  headHash: string;
+  /** The last accepted line, without its `\n`. */
+  headLine: string;
+  origin: string;
+  keys: { name: string; publicKey: string }[];
+  tree: { size: number; subtrees: string[] };
+  lastCheckpoint?: { seq: number; size: number; note: string };
+  checkpoints: number;
+}
+
 export class ChainChecker {
-  readonly tree = new CompactRange();
+  tree = new CompactRange();
   private expectedSeq = 0;
   private previousHash = ZERO_HASH;
   private keys: TrustedKey[] = [];
@@ -150,6 +163,40 @@ export class ChainChecker {
   genesisKeyPinned(): boolean {
     const pinned = this.pinnedKey;
     return pinned === undefined || this.keys.some((key) => key.publicKey.equals(pinned));
+  }
+
+  /** This checker's position as data, so checking can resume there without reading the prefix again. */
+  snapshot(): ChainSnapshot {
+    if (this.originName === undefined || this.lastLine === undefined) throw new RangeError('a checker that has not accepted a genesis has nothing to resume');
+    return {
+      size: this.expectedSeq,
+      headHash: this.previousHash,
+      headLine: this.lastLine.toString('utf8'),
+      origin: this.originName,
+      keys: this.keys.map((key) => ({ name: key.name, publicKey: key.publicKey.toString('base64') })),
+      tree: this.tree.snapshot(),
+      ...(this.lastCheckpoint && { lastCheckpoint: this.lastCheckpoint }),
+      checkpoints: this.checkpoints,
+    };
+  }
+
+  /**
+   * A checker positioned where `snapshot` was taken. It trusts the snapshot for the records before
+   * that point; the caller must make sure the snapshot describes the file it goes on reading.
+   */
+  static fromSnapshot(snapshot: ChainSnapshot): ChainChecker {
+    const checker = new ChainChecker();
+    const tree = CompactRange.fromSnapshot(snapshot.tree);
+    if (tree.size !== snapshot.size || snapshot.size < 1) throw new RangeError(`a snapshot of ${snapshot.size} records has a tree of ${tree.size}`);
+    checker.tree = tree;
+    checker.expectedSeq = snapshot.size;
+    checker.previousHash = snapshot.headHash;
+    checker.lastLine = Buffer.from(snapshot.headLine, 'utf8');
+    checker.originName = snapshot.origin;
+    checker.keys = snapshot.keys.map((key) => ({ name: key.name, publicKey: Buffer.from(key.publicKey, 'base64') }));
+    if (snapshot.lastCheckpoint) checker.lastCheckpoint = snapshot.lastCheckpoint;
+    checker.checkpoints = snapshot.checkpoints;
+    return checker;
   }
 
   get identity(): LedgerIdentity {

@@ -1,5 +1,5 @@
 import { open, readFile, stat } from 'node:fs/promises';
-import { ChainChecker, isDefect } from './chain-checker.js';
+import { ChainChecker, isDefect, type CheckedRecord } from './chain-checker.js';
 import { parseCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
 import { MAX_LINE_BYTES, readLines, type RawLine } from './line-reader.js';
@@ -16,6 +16,15 @@ export type LedgerScan =
   | { kind: 'corrupt'; defect: Defect }
   | { kind: 'valid'; checker: ChainChecker; validBytes: number; tornTail?: TornTail; sidecarSize?: number };
 
+export interface ScanOptions {
+  /** The key an outside party pins; without it the genesis keys are trusted. */
+  pinnedKey?: Buffer;
+  /** Go on from a resume point: `checker` stands after the first `bytes` bytes, which are not read again. */
+  from?: { bytes: number; checker: ChainChecker };
+  /** Every record accepted, in order (after `from` when given). */
+  onRecord?: (checked: CheckedRecord) => void;
+}
+
 /**
  * Reads a whole ledger through the chain checker, as the writer does before it opens a ledger.
  *
@@ -25,7 +34,7 @@ export type LedgerScan =
  * shorter than its checkpoint sidecar, a root that differs from it) is corruption, reported with
  * seq and byte offset, and the ledger is refused.
  */
-export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<LedgerScan> {
+export async function scanLedger(path: string, options: ScanOptions = {}): Promise<LedgerScan> {
   const sidecarRead = await readSidecar(`${path}.checkpoint`);
   if (sidecarRead instanceof Error) return { kind: 'corrupt', defect: { code: 'checkpoint_signature_invalid', message: sidecarRead.message, file: `${path}.checkpoint` } };
   const sidecar = sidecarRead;
@@ -37,10 +46,12 @@ export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<Ledg
     if (sidecar && sidecar.size > 0) return { kind: 'corrupt', defect: { code: 'root_mismatch', message: `the ledger is missing but its checkpoint covers ${sidecar.size} records` } };
     return { kind: 'missing' };
   }
-  const checker = new ChainChecker(pinnedKey);
-  let rootAtSidecar = sidecar?.size === 0 ? checker.tree.root() : undefined;
-  let validBytes = 0;
-  for await (const lines of readLines(path, { end: fileSize })) {
+  const checker = options.from?.checker ?? new ChainChecker(options.pinnedKey);
+  let validBytes = options.from?.bytes ?? 0;
+  // A sidecar older than the resume point cannot be checked from here: only a full scan can.
+  if (sidecar && sidecar.size < checker.size) return { kind: 'corrupt', defect: { code: 'root_mismatch', message: `the checkpoint sidecar covers ${sidecar.size} records, fewer than the ${checker.size} of the resume point` } };
+  let rootAtSidecar = sidecar?.size === checker.size ? checker.tree.root() : undefined;
+  for await (const lines of readLines(path, { start: validBytes, end: fileSize })) {
     for (const line of lines) {
       const result = checker.check(line);
       if (isDefect(result)) {
@@ -48,6 +59,7 @@ export async function scanLedger(path: string, pinnedKey?: Buffer): Promise<Ledg
         if (torn === undefined) return { kind: 'corrupt', defect: result };
         return finish(torn);
       }
+      options.onRecord?.(result);
       validBytes += result.length;
       if (checker.size === sidecar?.size) rootAtSidecar = checker.tree.root();
     }

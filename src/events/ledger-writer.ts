@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SvcError } from '../errors.js';
@@ -9,7 +10,8 @@ import { signCheckpoint } from './checkpoint.js';
 import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
 import { MAX_LINE_BYTES } from './line-reader.js';
 import { CompactRange, hashLeaf } from './merkle.js';
-import { MAX_BATCH_BYTES, scanLedger, type TornTail } from './ledger-scan.js';
+import { MAX_BATCH_BYTES, scanLedger, type LedgerScan, type TornTail } from './ledger-scan.js';
+import { readResumePoint, writeResumePoint } from './resume-point.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
 /** What an append returns once its record is durable. */
@@ -41,6 +43,26 @@ export interface OpenLedgerOptions {
   onDurable?: (records: readonly CheckedRecord[]) => void;
   /** Where torn tails are kept (default `<ledger dir>/quarantine`). */
   quarantineDir?: string;
+  /** The owner's projection of the ledger, saved in the resume point written at a clean close (resume-point.ts). */
+  projection?: LedgerProjection;
+  /** Reopen from the resume point when it still describes the file, reading only what follows it. */
+  resume?: boolean;
+}
+
+/**
+ * State folded from the ledger by whoever owns the writer. Opening feeds it every record the scan
+ * accepts, so the file is read once for both the chain check and the fold.
+ */
+export interface LedgerProjection {
+  /**
+   * Called before each opening scan: with the state saved at the resume point the scan goes on
+   * from, or undefined for a scan from the genesis (start empty). False refuses the resume point.
+   */
+  start(saved: unknown): boolean;
+  /** Each record the opening scan accepts, in seq order. */
+  apply(checked: CheckedRecord): void;
+  /** The state to save at close, covering every record sealed so far. */
+  save(): unknown;
 }
 
 interface Sealed {
@@ -97,6 +119,10 @@ export class LedgerWriter {
   private nextOffset: number;
   private nextSeq: number;
   private headHash: string;
+  /** What a resume point needs that the chain checker knew when the writer took over. */
+  private genesisKeys: { name: string; publicKey: string }[];
+  private lastCheckpoint: { seq: number; size: number; note: string } | undefined;
+  private checkpoints: number;
 
   private constructor(
     readonly path: string,
@@ -118,6 +144,9 @@ export class LedgerWriter {
     this.headHash = checker.headHash;
     const lastCheckpointSeq = checker.lastCheckpoint?.seq;
     this.recordsSinceCheckpoint = lastCheckpointSeq === undefined ? checker.size : checker.size - lastCheckpointSeq - 1;
+    this.genesisKeys = checker.trustedKeys.map((trusted) => ({ name: trusted.name, publicKey: trusted.publicKey.toString('base64') }));
+    this.lastCheckpoint = checker.lastCheckpoint;
+    this.checkpoints = checker.checkpoints;
   }
 
   /**
@@ -139,7 +168,7 @@ export class LedgerWriter {
     let writer: LedgerWriter | undefined;
     const lock = await acquireWriterLock(path, (error) => writer?.poison(new SvcError('ledger_unavailable', `writer lock compromised: ${error.message}`)));
     try {
-      const scan = await scanLedger(path);
+      const scan = await scanForOpening(path, options);
       if (scan.kind === 'corrupt') throw new SvcError('ledger_corrupt', `${path}: refusing to open: ${scan.defect.code} at seq ${scan.defect.seq ?? '?'}, byte offset ${scan.defect.offset ?? '?'}: ${scan.defect.message}`);
       const fd = await fs.open(path, scan.kind === 'missing' ? 'w+' : 'r+');
       try {
@@ -276,6 +305,11 @@ export class LedgerWriter {
     this.nextOffset += line.length;
     this.nextSeq += 1;
     this.recordsSinceCheckpoint = record.type === 'ledger.checkpoint' ? 0 : this.recordsSinceCheckpoint + 1;
+    if (record.type === 'ledger.genesis') this.genesisKeys = record.data.keys.map((entry) => ({ name: entry.name, publicKey: entry.publicKey }));
+    if (record.type === 'ledger.checkpoint') {
+      this.lastCheckpoint = { seq, size: record.data.size, note: record.data.note };
+      this.checkpoints += 1;
+    }
     const sidecarNote = sidecar ? signCheckpoint(this.key, this.origin, this.nextSeq, this.tree.root()) : undefined;
     return new Promise<Receipt>((resolve, reject) => {
       this.queue.push({ checked, line, resolve, reject, ...(sidecarNote !== undefined && { sidecarNote }) });
@@ -478,9 +512,51 @@ export class LedgerWriter {
     await this.drain();
     this.closed = true;
     if (this.poisonedBy) return;
+    // A resume point is a cache: failing to write one costs the next opening a full read, nothing more.
+    await this.saveResumePoint().catch(() => undefined);
     await this.fs.close(this.fd);
     await this.lock.release();
   }
+
+  /** Under the lock, with everything durable: where the next writer can start without reading the file. */
+  private async saveResumePoint(): Promise<void> {
+    const projection = this.options.projection;
+    if (!projection || this.nextSeq === 0) return;
+    await writeResumePoint(this.path, {
+      bytes: this.writtenSize,
+      chain: {
+        size: this.nextSeq,
+        headHash: this.headHash,
+        headLine: this.writtenTail.toString('utf8'),
+        origin: this.origin,
+        keys: this.genesisKeys,
+        tree: this.tree.snapshot(),
+        ...(this.lastCheckpoint && { lastCheckpoint: this.lastCheckpoint }),
+        checkpoints: this.checkpoints,
+      },
+      projection: projection.save(),
+    });
+  }
+}
+
+/**
+ * The opening scan: from the resume point when asked for and usable, else (or when the file past
+ * the point does not check out) from the genesis, so anything a resume cannot explain gets the
+ * full scan's verdict. The projection is started over before each attempt.
+ */
+async function scanForOpening(path: string, options: OpenLedgerOptions): Promise<LedgerScan> {
+  const projection = options.projection;
+  const onRecord = projection && ((checked: CheckedRecord) => projection.apply(checked));
+  if (options.resume && projection) {
+    const size = await stat(path).then((found) => found.size, () => undefined);
+    const point = size === undefined ? undefined : await readResumePoint(path, size);
+    if (point && projection.start(point.projection)) {
+      const scan = await scanLedger(path, { from: point, onRecord });
+      if (scan.kind === 'valid') return scan;
+    }
+  }
+  projection?.start(undefined);
+  return scanLedger(path, { ...(onRecord && { onRecord }) });
 }
 
 /** Copies torn bytes to `<ledger dir>/quarantine/`; returns the path relative to the ledger's directory. */

@@ -12,6 +12,8 @@ export interface RawLine {
 }
 
 export interface ReadLinesOptions {
+  /** Start at this byte offset, which must be the start of a line. */
+  start?: number;
   /** Stop before this byte offset (a snapshot of a file that is still growing). */
   end?: number;
   maxLineBytes?: number;
@@ -34,7 +36,7 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
   try {
     const end = options.end ?? (await handle.stat()).size;
     let carry: Buffer = Buffer.alloc(0);
-    let position = 0;
+    let position = options.start ?? 0;
     while (position < end) {
       const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, end - position));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);

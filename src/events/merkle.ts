@@ -127,6 +127,30 @@ export class CompactRange {
     copy.#size = this.#size;
     return copy;
   }
+
+  /** The range as data: its size and the roots of its perfect subtrees, left to right. */
+  snapshot(): { size: number; subtrees: string[] } {
+    const subtrees: string[] = [];
+    for (let index = 0; index < this.#count; index += 1) subtrees.push(this.#stack.toString('base64', index * HASH_SIZE, (index + 1) * HASH_SIZE));
+    return { size: this.#size, subtrees };
+  }
+
+  /** The range a snapshot describes; throws when the subtrees do not fit the size. */
+  static fromSnapshot(snapshot: { size: number; subtrees: readonly string[] }): CompactRange {
+    const { size, subtrees } = snapshot;
+    // One perfect subtree per set bit of the size, largest first.
+    const bits = Number.isSafeInteger(size) && size >= 0 ? size.toString(2).replace(/0/g, '').length : -1;
+    if (bits !== subtrees.length) throw new RangeError(`a compact range of size ${size} has ${bits} subtrees, not ${subtrees.length}`);
+    const range = new CompactRange();
+    subtrees.forEach((subtree, index) => {
+      const hash = Buffer.from(subtree, 'base64');
+      if (hash.length !== HASH_SIZE) throw new RangeError('a subtree hash is 32 bytes');
+      range.#stack.set(hash, index * HASH_SIZE);
+    });
+    range.#count = subtrees.length;
+    range.#size = size;
+    return range;
+  }
 }
 
 /**

@@ -19,6 +19,15 @@ const MAX_UNDECIDED_ACTIONS = 100_000;
 /** Full sweeps of idle keys run at most this often (in record time). */
 const MIN_SWEEP_INTERVAL_MS = 60_000;
 
+/** A BudgetCounter as data (infinite clocks, before any record, as null). */
+export interface BudgetSnapshot {
+  windowMs: number;
+  undecided: [string, string][];
+  allowed: [string, number[]][];
+  newest: number | null;
+  nextSweep: number | null;
+}
+
 export class BudgetCounter {
   private windowMs: number;
   /** actionId → key of its agent and tool, between action.received and policy.decided. */
@@ -78,6 +87,29 @@ export class BudgetCounter {
     return { now, countAllowed: (budget, agentId, tool) => this.countAllowed(budget, agentId, tool, now) };
   }
 
+  /** The counter as JSON-safe data, for a resume point; `restore` takes it back. */
+  snapshot(): BudgetSnapshot {
+    return {
+      windowMs: this.windowMs,
+      undecided: [...this.undecided],
+      allowed: [...this.allowed].map(([key, queue]) => [key, queue.values()]),
+      newest: Number.isFinite(this.newest) ? this.newest : null,
+      nextSweep: Number.isFinite(this.nextSweep) ? this.nextSweep : null,
+    };
+  }
+
+  /** A counter as `snapshot` left it; undefined when it kept a shorter window than `maxWindow` needs. */
+  static restore(saved: BudgetSnapshot, maxWindow: ConstructorParameters<typeof BudgetCounter>[0]): BudgetCounter | undefined {
+    const counter = new BudgetCounter(maxWindow);
+    if (counter.windowMs > saved.windowMs) return undefined;
+    counter.windowMs = saved.windowMs;
+    for (const [actionId, key] of saved.undecided) counter.undecided.set(actionId, key);
+    for (const [key, times] of saved.allowed) counter.allowed.set(key, TimestampQueue.of(times));
+    counter.newest = saved.newest ?? Number.NEGATIVE_INFINITY;
+    counter.nextSweep = saved.nextSweep ?? Number.NEGATIVE_INFINITY;
+    return counter;
+  }
+
   /** What the counter holds, for tests and health output: memory is proportional to these. */
   get retained(): { undecidedActions: number; keys: number; timestamps: number } {
     let timestamps = 0;
@@ -114,6 +146,16 @@ function keyOf(agentId: string, tool: string): string {
 class TimestampQueue {
   private times: number[] = [];
   private start = 0;
+
+  static of(times: readonly number[]): TimestampQueue {
+    const queue = new TimestampQueue();
+    queue.times = [...times];
+    return queue;
+  }
+
+  values(): number[] {
+    return this.times.slice(this.start);
+  }
 
   get size(): number {
     return this.times.length - this.start;

@@ -1,7 +1,7 @@
 import type { NormalizedAction } from '../actionpass/action.js';
 import type { LedgerRecord } from '../events/catalogue.js';
-import { BudgetCounter } from './budgets.js';
-import { evolve, initialState, type ApprovalState, type LedgerState } from './state.js';
+import { BudgetCounter, type BudgetSnapshot } from './budgets.js';
+import { evolve, initialState, restoreState, snapshotState, type ApprovalState, type LedgerState, type LedgerStateSnapshot } from './state.js';
 
 /**
  * What the enforcement spine needs to decide the next command, folded from the ledger by the
@@ -20,29 +20,97 @@ export interface OpenApproval extends ApprovalState {
 /** Settled approvals remembered for their refusal reason; older ones are refused as unknown. */
 const MAX_SETTLED_APPROVALS = 100_000;
 
+type McpToolRecord = { pinned?: string; changed?: { pinnedHash: string; presentedHash: string } };
+
+/** A RuntimeState as JSON-safe data, for the ledger's resume point; maps are entry lists in their order. */
+export interface RuntimeStateSnapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  ledger: LedgerStateSnapshot;
+  budgets: BudgetSnapshot;
+  usedPasses: [string, number][];
+  awaitingApproval: [string, NormalizedAction][];
+  approvalActions: [string, NormalizedAction][];
+  approvalArtifacts: [string, string][];
+  passExpiry: [string, number][];
+  settledApprovals: [string, 'used' | 'rejected'][];
+  lastSweep: number;
+  mcpTools: [string, McpToolRecord][];
+  lastConfig?: { configHash: string; policyHash: string };
+}
+
+const SNAPSHOT_FORMAT = 'svc.runtime-state.v1';
+
 export class RuntimeState {
-  readonly ledger: LedgerState = initialState();
-  readonly budgets: BudgetCounter;
+  ledger: LedgerState = initialState();
+  budgets: BudgetCounter;
   /** jti → exp (seconds): passes already executed or blocked, kept until they expire anyway. */
-  private readonly usedPasses = new Map<string, number>();
+  private usedPasses = new Map<string, number>();
   /** Step-up actions between their receipt and their approval request. */
-  private readonly awaitingApproval = new Map<string, NormalizedAction>();
-  private readonly approvalActions = new Map<string, NormalizedAction>();
-  private readonly approvalArtifacts = new Map<string, string>();
+  private awaitingApproval = new Map<string, NormalizedAction>();
+  private approvalActions = new Map<string, NormalizedAction>();
+  private approvalArtifacts = new Map<string, string>();
   /** Passes by jti until executed, so an execution can release their jti. */
-  private readonly passExpiry = new Map<string, number>();
+  private passExpiry = new Map<string, number>();
   /** How approvals that left the open set ended, so a reuse is refused as used, not as unknown. */
-  private readonly settledApprovals = new Map<string, 'used' | 'rejected'>();
+  private settledApprovals = new Map<string, 'used' | 'rejected'>();
   private readonly reservedApprovals = new Set<string>();
   private lastSweep = 0;
   /** `<server>\0<tool>` → the definition hashes the ledger last recorded as pinned and as presented instead. */
-  private readonly mcpTools = new Map<string, { pinned?: string; changed?: { pinnedHash: string; presentedHash: string } }>();
+  private mcpTools = new Map<string, McpToolRecord>();
   /** The configuration the last `config.loaded` record named. */
   lastConfig: { configHash: string; policyHash: string } | undefined;
 
   /** `budgets`: the policy's budgets (or their longest window), so counts reach back far enough. */
   constructor(budgets: ConstructorParameters<typeof BudgetCounter>[0]) {
     this.budgets = new BudgetCounter(budgets);
+  }
+
+  /** Everything the fold has built, as data: folding on from `restore(snapshot())` equals folding on from here. */
+  snapshot(): RuntimeStateSnapshot {
+    return {
+      format: SNAPSHOT_FORMAT,
+      ledger: snapshotState(this.ledger),
+      budgets: this.budgets.snapshot(),
+      usedPasses: [...this.usedPasses],
+      awaitingApproval: [...this.awaitingApproval],
+      approvalActions: [...this.approvalActions],
+      approvalArtifacts: [...this.approvalArtifacts],
+      passExpiry: [...this.passExpiry],
+      settledApprovals: [...this.settledApprovals],
+      lastSweep: this.lastSweep,
+      mcpTools: [...this.mcpTools],
+      ...(this.lastConfig && { lastConfig: this.lastConfig }),
+    };
+  }
+
+  /**
+   * The state a snapshot describes, or undefined when it is not one of this version or its budget
+   * counter kept a shorter window than `budgets` needs (then the ledger must be folded again).
+   */
+  static restore(saved: unknown, budgets: ConstructorParameters<typeof BudgetCounter>[0]): RuntimeState | undefined {
+    const snapshot = saved as Partial<RuntimeStateSnapshot> | undefined;
+    if (snapshot?.format !== SNAPSHOT_FORMAT) return undefined;
+    const full = snapshot as RuntimeStateSnapshot;
+    try {
+      const counter = BudgetCounter.restore(full.budgets, budgets);
+      if (!counter) return undefined;
+      const state = new RuntimeState(budgets);
+      state.ledger = restoreState(full.ledger);
+      state.budgets = counter;
+      state.usedPasses = new Map(full.usedPasses);
+      state.awaitingApproval = new Map(full.awaitingApproval);
+      state.approvalActions = new Map(full.approvalActions);
+      state.approvalArtifacts = new Map(full.approvalArtifacts);
+      state.passExpiry = new Map(full.passExpiry);
+      state.settledApprovals = new Map(full.settledApprovals);
+      state.lastSweep = full.lastSweep;
+      state.mcpTools = new Map(full.mcpTools);
+      if (full.lastConfig) state.lastConfig = full.lastConfig;
+      return state;
+    } catch {
+      // Not the shape this version writes: fold the ledger instead.
+      return undefined;
+    }
   }
 
   get size(): number {

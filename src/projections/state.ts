@@ -71,6 +71,23 @@ export function initialState(): LedgerState {
   return { size: 0, actions: new Map(), approvals: new Map(), settled: [] };
 }
 
+/** The state as JSON-safe data (maps as entry lists, in their order), for a resume point. */
+export interface LedgerStateSnapshot {
+  size: number;
+  origin?: string;
+  actions: [string, ActionState][];
+  approvals: [string, ApprovalState][];
+  settled: ApprovalState[];
+}
+
+export function snapshotState(state: LedgerState): LedgerStateSnapshot {
+  return { size: state.size, ...(state.origin !== undefined && { origin: state.origin }), actions: [...state.actions], approvals: [...state.approvals], settled: state.settled };
+}
+
+export function restoreState(saved: LedgerStateSnapshot): LedgerState {
+  return { size: saved.size, ...(saved.origin !== undefined && { origin: saved.origin }), actions: new Map(saved.actions), approvals: new Map(saved.approvals), settled: [...saved.settled] };
+}
+
 /** How often, in records, passes that expired long ago are swept, and how long after expiry. */
 const SWEEP_EVERY = 4096;
 const SWEEP_AFTER_EXPIRY_MS = 3_600_000;

@@ -15,10 +15,8 @@ import { resolveFromConfig } from '../config/load-config.js';
 import type { SvcConfig } from '../config/schema.js';
 import { hashCanonical } from '../events/canonical.js';
 import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
-import type { CheckedRecord } from '../events/chain-checker.js';
 import { openLedgerWithKey } from '../events/ledger-key.js';
 import type { LedgerWriter, Receipt } from '../events/ledger-writer.js';
-import { foldLedgerFile } from '../evidence/fold-ledger.js';
 import { SvcError } from '../errors.js';
 import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
 import { compileConfigPolicy } from '../policy/config-policy.js';
@@ -41,6 +39,12 @@ export interface EnforcerOptions {
    * thread (a short-lived hook process, where starting a worker costs more than it saves).
    */
   signer?: 'worker' | 'in-thread';
+  /**
+   * Reopen the ledger from its resume point, checking only the records written since (a hook
+   * process, which opens the ledger before every tool call). Without it the whole ledger is
+   * checked again, as a long-running proxy does once at start.
+   */
+  resume?: boolean;
 }
 
 export type Normalized = { ok: true; action: NormalizedAction; actionHash: string; payloadHash: string } | { ok: false; issues: ActionIssue[] };
@@ -95,26 +99,29 @@ export class Enforcer {
   static async open(loaded: LoadedConfig, options: EnforcerOptions = {}): Promise<Enforcer> {
     const { config } = loaded;
     const policy = compileConfigPolicy(loaded);
-    const state = new RuntimeState(policy.budgets);
-    // Records sealed while the file is being folded (a recovery record, a timed checkpoint) wait here.
-    let sealedDuringReplay: CheckedRecord[] | undefined = [];
+    // Folded while the writer checks the file, then fed each record as it is sealed.
+    let state = new RuntimeState(policy.budgets);
     const ledgerPath = resolveFromConfig(loaded, config.ledger.path);
     const writer = await openLedgerWithKey(ledgerPath, {
       tenant: config.tenant,
       checkpointEveryRecords: config.ledger.checkpoint.everyRecords,
       checkpointEveryMs: config.ledger.checkpoint.everyMs,
-      onSealed: (checked) => {
-        if (sealedDuringReplay) sealedDuringReplay.push(checked);
-        else state.apply(checked.record);
+      resume: options.resume === true,
+      projection: {
+        start(saved) {
+          const restored = saved === undefined ? new RuntimeState(policy.budgets) : RuntimeState.restore(saved, policy.budgets);
+          if (restored) state = restored;
+          return restored !== undefined;
+        },
+        apply: (checked) => state.apply(checked.record),
+        save: () => state.snapshot(),
       },
+      onSealed: (checked) => state.apply(checked.record),
     });
     try {
-      await foldLedgerFile(ledgerPath, state);
-      for (const checked of sealedDuringReplay) state.apply(checked.record);
-      sealedDuringReplay = undefined;
       const keyFiles = { keysDir: resolveFromConfig(loaded, config.keys.dir), trustFile: resolveFromConfig(loaded, config.keys.trust) };
       const { key, trust } = await loadPassSigner({ ...keyFiles, tenant: config.tenant });
-      const signer = options.signer === 'in-thread' ? inThreadPassSigner(key) : workerPassSigner(key);
+      const signer = options.signer === 'in-thread' ? inThreadPassSigner(key) : await workerPassSigner(key);
       const enforcer = new Enforcer(config, policy, writer, state, signer, trust, keyFiles, options);
       await enforcer.recordConfig();
       return enforcer;
@@ -364,7 +371,7 @@ export class Enforcer {
     const revoked = this.signer.keyName;
     const signer = await loadPassSigner({ ...this.keyFiles, tenant: this.config.tenant });
     const previous = this.signer;
-    this.signer = workerPassSigner(signer.key);
+    this.signer = await workerPassSigner(signer.key);
     this.trust = signer.trust;
     void previous.close();
     return `ActionPass key ${revoked} is no longer trusted; passes are now signed by ${signer.key.name}`;
