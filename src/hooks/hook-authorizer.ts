@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import type { Agent } from 'node:http';
 import type { LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { Enforcer } from '../proxy/enforcer.js';
@@ -16,12 +16,14 @@ export interface HookAuthorizer {
   close(): Promise<void>;
 }
 
-export function proxyAuthorizer(url: string, timeoutMs: number): HookAuthorizer {
+export async function proxyAuthorizer(url: string, timeoutMs: number): Promise<HookAuthorizer> {
+  // Loaded only here: a hook deciding locally does not pay for the HTTP client.
+  const http = await import('node:http');
   // One connection for all the actions of a call.
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   return {
     mode: 'proxy',
-    authorize: (action) => postJson(`${url}/authorize`, action, timeoutMs, agent),
+    authorize: (action) => postJson(http.request, `${url}/authorize`, action, timeoutMs, agent),
     close: async () => agent.destroy(),
   };
 }
@@ -34,7 +36,7 @@ export async function localAuthorizer(loaded: LoadedConfig, deadline: number): P
   const { Enforcer } = await import('../proxy/enforcer.js');
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const enforcer = await Enforcer.open(loaded, { signer: 'in-thread' });
+      const enforcer = await Enforcer.open(loaded, { signer: 'in-thread', resume: true });
       return {
         mode: 'local',
         authorize: authorizeWith(enforcer),
@@ -57,7 +59,7 @@ export function authorizeWith(enforcer: Enforcer): (action: unknown) => Promise<
   };
 }
 
-function postJson(url: string, body: unknown, timeoutMs: number, agent: Agent): Promise<DecisionBody> {
+function postJson(request: typeof import('node:http').request, url: string, body: unknown, timeoutMs: number, agent: Agent): Promise<DecisionBody> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'svc-source': 'hook' }, timeout: timeoutMs }, (response) => {
