@@ -240,7 +240,9 @@ describe('svc hook claude-code, deciding locally', () => {
 
   it('concurrent hooks share the ledger through its lock, and the ledger verifies', async () => {
     const runs = await Promise.all(['cat .env', 'cat README.md', 'head -1 .env', 'wc -l src/app.ts'].map((command) => runHook(preToolUse('Bash', { command }))));
-    expect(runs.map((run) => (run.stdout === '' ? 'none' : decisionOf(run).permissionDecision))).toEqual(['deny', 'none', 'deny', 'none']);
+    // A crashed hook prints nothing too, so its exit code and stderr are part of the answer.
+    const answers = runs.map((run) => (run.code !== 0 ? `exit ${run.code}: ${run.stderr}` : run.stdout === '' ? 'none' : decisionOf(run).permissionDecision));
+    expect(answers).toEqual(['deny', 'none', 'deny', 'none']);
     const verify = await svc(['verify-export', ledger], { env, cwd: ws });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
