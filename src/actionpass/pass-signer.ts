@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { SvcError } from '../errors.js';
 import { issueActionPass, type ActionPassClaims } from './actionpass-token.js';
 import { ED25519_SEED_LENGTH, type SigningKey } from './keys.js';
@@ -37,9 +36,11 @@ interface Pending {
 const WORKER_SCRIPT = new URL('./pass-signer-worker.js', import.meta.url);
 
 /** A worker-thread signer, or the in-thread one when running from TypeScript sources. */
-export function workerPassSigner(key: SigningKey): PassSigner {
+export async function workerPassSigner(key: SigningKey): Promise<PassSigner> {
   const file = fileURLToPath(WORKER_SCRIPT);
   if (!existsSync(file)) return inThreadPassSigner(key);
+  // Imported here: a hook process signs in-thread and never pays for loading worker_threads.
+  const { Worker } = await import('node:worker_threads');
   const d = key.privateKey.export({ format: 'jwk' }).d;
   const seed = typeof d === 'string' ? Buffer.from(d, 'base64url') : Buffer.alloc(0);
   if (seed.length !== ED25519_SEED_LENGTH) throw new SvcError('key_invalid', 'an Ed25519 private key seed is 32 bytes');

@@ -30,7 +30,7 @@ const claimsFor = (index: number): ActionPassClaims => ({
 describe('worker pass signer', () => {
   it('signs concurrent requests on its thread, each token byte for byte the in-thread one', async () => {
     const key = generateSigningKey('svc.local/org:acme/pass-worker-test');
-    const signer = workerPassSigner(key);
+    const signer = await workerPassSigner(key);
     try {
       const claims = Array.from({ length: 200 }, (_, index) => claimsFor(index));
       const tokens = await Promise.all(claims.map((one) => signer.sign(one)));
@@ -41,7 +41,7 @@ describe('worker pass signer', () => {
   });
 
   it('refuses claims it would not verify, and fails every later request once closed', async () => {
-    const signer = workerPassSigner(generateSigningKey('svc.local/org:acme/pass-worker-test2'));
+    const signer = await workerPassSigner(generateSigningKey('svc.local/org:acme/pass-worker-test2'));
     await expect(signer.sign({ ...claimsFor(1), payloadHash: 'not a hash' })).rejects.toMatchObject({ code: 'signer_unavailable' });
     await signer.close();
     await expect(signer.sign(claimsFor(2))).rejects.toMatchObject({ code: 'signer_unavailable' });
