@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmtNum, now, seconds, table, target, type Benchmark, type BenchResult } from './lib.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { Enforcer } from '../src/proxy/enforcer.js';
+import { fmtInt, fmtNum, now, seconds, table, target, type Benchmark, type BenchResult } from './lib.js';
 
 /**
  * Wall time of one `svc hook claude-code` invocation for a typical Bash command, as Claude Code
@@ -25,17 +27,32 @@ function timeProcess(args: string[], input: string, cwd: string, env: NodeJS.Pro
   });
 }
 
+/** Decides `records` / 3 file reads in this process, as earlier hook calls would have (three records each). */
+async function appendHistory(configFile: string, records: number): Promise<void> {
+  const enforcer = await Enforcer.open(await loadConfig(configFile), { signer: 'in-thread' });
+  try {
+    for (let index = 0; index < records / 3; index += 1) {
+      const path = join(dirname(configFile), 'src', `history-${index}.ts`);
+      const action = { schemaVersion: 'svc.action.v0', actor: { agentId: 'agent:claude-code', runtime: 'claude-code' }, intent: { taskId: 'task:bench-history' }, capability: { tool: 'fs.file.read', resource: `file:${path}`, payload: { path, operation: 'read', command: `cat ${path}` } } };
+      await enforcer.authorize(action, { source: 'hook' });
+    }
+  } finally {
+    await enforcer.close();
+  }
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function measure(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv): Promise<{ node: number; hook: number; answer: string }> {
+async function measure(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv, beforeEach?: () => Promise<void>): Promise<{ node: number; hook: number; answer: string }> {
   const node: number[] = [];
   const hook: number[] = [];
   let answer = '';
   for (let index = 0; index < runs; index += 1) {
     node.push((await timeProcess(['-e', '0'], '', ws, env)).ms);
+    await beforeEach?.();
     const run = await timeProcess([CLI, 'hook', 'claude-code'], event, ws, env);
     if (run.code !== 0) throw new Error(`svc hook exited ${run.code}`);
     answer = run.stdout;
@@ -65,6 +82,16 @@ export const benchmark: Benchmark = {
       await measure(2, event, ws, env); // warm the page cache and create keys and ledger
       const local = await measure(runs, event, ws, env);
 
+      // A workspace used for weeks: the ledger holds a long history of earlier calls. The hook
+      // reopens it from its resume point; the baseline removes the point before each call, which
+      // makes the hook check and fold the whole history as it did before resume points.
+      const historyRecords = options.quick ? 5_000 : 20_000;
+      await appendHistory(join(ws, 'svc.yml'), historyRecords);
+      await measure(1, event, ws, env);
+      const longHistory = await measure(runs, event, ws, env);
+      const resumeFile = join(ws, '.svc', 'ledger.jsonl.resume');
+      const fullScan = await measure(options.quick ? 3 : 5, event, ws, env, () => rm(resumeFile, { force: true }));
+
       const proxy = spawn(process.execPath, [CLI, 'proxy', '--config', join(ws, 'svc.yml'), '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
       try {
         await new Promise<void>((resolve, reject) => {
@@ -76,6 +103,8 @@ export const benchmark: Benchmark = {
         const rows = [
           ['node -e 0 (baseline)', fmtNum(local.node, 1), '1.00'],
           ['svc hook, deciding locally', fmtNum(local.hook, 1), fmtNum(local.hook / local.node)],
+          [`  same, ledger of ${fmtInt(historyRecords)}+ records`, fmtNum(longHistory.hook, 1), fmtNum(longHistory.hook / longHistory.node)],
+          [`  same, without the resume point (baseline)`, fmtNum(fullScan.hook, 1), fmtNum(fullScan.hook / fullScan.node)],
           ['node -e 0 (baseline, proxy run)', fmtNum(viaProxy.node, 1), '1.00'],
           ['svc hook, asking the proxy', fmtNum(viaProxy.hook, 1), fmtNum(viaProxy.hook / viaProxy.node)],
         ];
@@ -85,6 +114,8 @@ export const benchmark: Benchmark = {
           metrics: [
             { label: 'node -e 0', value: local.node, unit: 'ms' },
             { label: 'svc hook (local)', value: local.hook, unit: 'ms' },
+            { label: `svc hook (local, ${historyRecords}-record history)`, value: longHistory.hook, unit: 'ms' },
+            { label: `svc hook (local, ${historyRecords}-record history, no resume point)`, value: fullScan.hook, unit: 'ms' },
             { label: 'svc hook (proxy)', value: viaProxy.hook, unit: 'ms' },
           ],
           targets: [
