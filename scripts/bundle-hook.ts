@@ -21,6 +21,8 @@ const outdir = join(root, 'dist', 'src', 'cli', 'hook-bundle');
 rmSync(outdir, { recursive: true, force: true });
 
 await build({
+  // The `// <path>` comments before each module are relative to this, whatever the caller's cwd.
+  absWorkingDir: root,
   entryPoints: [join(root, 'dist', 'src', 'cli', 'hook-entry.js')],
   outdir,
   bundle: true,
