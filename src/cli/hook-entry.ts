@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { SvcError } from '../errors.js';
@@ -95,7 +94,9 @@ function safeError(body: string): { code: string; message: string } {
   }
 }
 
-function postText(url: string, body: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+async function postText(url: string, body: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  // Loaded only when a proxy serves the workspace: deciding locally never needs the HTTP client.
+  const { request } = await import('node:http');
   return new Promise((resolvePost, reject) => {
     const outgoing = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
