@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
+import { runCli, runScript, type CliResult } from '../support/cli.js';
 
 /**
  * `svc hook` runs from an esbuild bundle (scripts/bundle-hook.ts, built by `npm run build`). The
@@ -99,16 +99,7 @@ describe('svc hook claude-code from the bundle', () => {
     JSON.stringify({ session_id: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f', transcript_path: join(root, 'transcript.jsonl'), cwd: ws, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput });
 
   function runUnbundled(args: string[], input: string): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [UNBUNDLED, ...args], { cwd: ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input);
-    });
+    return runScript(UNBUNDLED, args, { cwd: ws, env, input });
   }
 
   /** The decision-relevant part of a `--json` answer; ids, ledger hashes and times differ between runs. */

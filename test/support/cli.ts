@@ -9,10 +9,21 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  cwd?: string;
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Runs the built `svc` executable as a child process, the way a user or CI does. */
-export function runCli(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runScript(CLI, args, options);
+}
+
+/** Runs a Node script as a child process with `input` on stdin, collecting its output. */
+export function runScript(script: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
