@@ -10,7 +10,7 @@
  * order puts everything that needs no trust (and costs no ledger lookup) before the signature,
  * and trusts no claim before the signature verified.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
 import { signCompactJws } from './jws.js';

@@ -12,7 +12,7 @@
  * and the tenant. Whether the approval is known, unused and bound to the payload being executed
  * is ledger state: the caller checks it (`approvalMatchesPayload` helps with the last).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
 import { SvcError } from '../errors.js';
 import { signCompactJws } from './jws.js';

@@ -21,7 +21,7 @@ import {
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SvcError } from '../errors.js';
 import { fsyncDirectory } from '../fs/durable-file.js';
 

@@ -16,7 +16,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SvcError } from '../errors.js';
 import { replaceFileDurably } from '../fs/durable-file.js';
 import { decodeBase64Strict, ED25519_PUBLIC_KEY_LENGTH, isValidKeyName } from './keys.js';

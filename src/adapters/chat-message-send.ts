@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { outboxHandler } from './outbox-delivery.js';
 import { text } from './payload-fields.js';
 import type { ToolHandler } from './tool-handler.js';

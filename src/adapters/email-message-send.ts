@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_STRING_LENGTH } from '../actionpass/action.js';
 import { outboxHandler } from './outbox-delivery.js';
 import { text } from './payload-fields.js';

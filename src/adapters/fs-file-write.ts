@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_STRING_LENGTH } from '../actionpass/action.js';
 import { ADAPTER_CODES } from './adapter-codes.js';
 import { checkConfinedTarget, writeConfined, type ConfinedTarget } from './confined-write.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { SvcError } from '../errors.js';
 import { ADAPTER_CODES } from './adapter-codes.js';
 import type { HandlerIssue } from './tool-handler.js';

@@ -2,7 +2,7 @@ import type { JsonValue } from '../actionpass/action.js';
 import { checkConfinedTarget, writeConfined, type ConfinedTarget } from './confined-write.js';
 import { performVerified } from './perform-verified.js';
 import { prepareCanonicalCall } from './prepared-call.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ADAPTER_CODES } from './adapter-codes.js';
 import { payloadSchemaIssues, type CodedIssue } from './handler-issues.js';
 import { deliveryFileName, outboxNameIssue } from './outbox-names.js';

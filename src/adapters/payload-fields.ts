@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Text fields of demo payloads. Lengths count Unicode code points, which is what a person means by

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The `mcp:` section of svc.yml: the upstream MCP servers `svc mcp serve` may wrap, where their

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TENANT_PATTERN } from '../actionpass/action.js';
 import { policySchema } from '../policy/policy-schema.js';
 import { protectedPathsSchema } from '../policy/protected-paths.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SHA256_PATTERN } from './canonical.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 

@@ -14,7 +14,7 @@
  * Error codes: attestation_invalid (malformed envelope or statement, wrong payloadType or
  * _type, too large), attestation_signature_invalid (no signature verifies).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SvcError } from '../errors.js';
 import { ED25519_PUBLIC_KEY_LENGTH, decodeBase64Strict, sign, verifySignature, type SigningKey } from '../actionpass/keys.js';
 import { canonicalJson, isCanonicalText } from '../events/canonical.js';

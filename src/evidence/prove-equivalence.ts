@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SvcError } from '../errors.js';
 import { decodeBase64Strict } from '../actionpass/keys.js';
 import { isCanonicalText } from '../events/canonical.js';

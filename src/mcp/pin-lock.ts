@@ -19,7 +19,7 @@ import { statSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeBase64Strict, sign, verifySignature, type SigningKey } from '../actionpass/keys.js';
 import { isTrustTimestamp, type TrustIndex } from '../actionpass/trust-store.js';
 import { mcpServerNameSchema } from '../config/mcp-schema.js';

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readTrustIndex } from '../actionpass/trust-store.js';
 import { isReviewerIdentity } from '../actionpass/trust-store.js';
 import type { LoadedConfig } from '../config/load-config.js';

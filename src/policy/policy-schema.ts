@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REASON_CODE_PATTERN } from './reason-codes.js';
 import { parseWindow, WINDOW_PATTERN } from './window.js';
 import { regexProblem } from './safe-regex.js';

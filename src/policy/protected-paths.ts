@@ -1,6 +1,6 @@
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NormalizedAction } from '../actionpass/action.js';
 
 /**

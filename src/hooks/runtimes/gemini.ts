@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HookEvent, HookOutput, HookVerdict, RuntimeProtocol, ToolCall } from '../hook-event.js';
 import {
   SILENT,

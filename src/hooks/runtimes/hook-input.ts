@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { SvcError } from '../../errors.js';
 import type { HookOutput, HookRuntime, HookVerdict, ToolCall } from '../hook-event.js';
 
