@@ -1,24 +1,42 @@
 /**
- * The build step after tsc: bundles `svc hook` (dist/src/cli/hook-entry.js) into
- * dist/src/cli/hook-bundle/. A hook is a new node process before every tool call of a coding
- * agent, and resolving and compiling a few hundred small ES modules costs it about 150 ms; a
- * handful of files costs a fraction of that. main.js imports the bundle when it is there.
+ * The build step after tsc: bundles `svc hook` into dist/src/cli/hook-bundle/. A hook is a new
+ * node process before every tool call of a coding agent, and resolving and compiling a few
+ * hundred small ES modules costs it about 150 ms; a handful of files costs a fraction of that.
  *
- * The compiled JavaScript is bundled, not the TypeScript, so the bundle is exactly what tsc
- * emitted. Splitting keeps the lazily imported engine (`import('../hooks/run-hook.js')`) in its
- * own chunk: a hook that only forwards to a running proxy never parses it.
+ * Two bundles, of the JavaScript tsc emitted (so they hold exactly what tsc emitted):
+ * - `hook-entry.js` and its chunks (ES modules): reading the event and forwarding it to a proxy
+ *   that serves the workspace, about 10 KB. main.js imports it when it is there.
+ * - `engine.cjs` (one CommonJS file): the engine that decides locally, loaded by
+ *   src/cli/hook-engine.ts with a V8 code cache (src/cli/code-cache.ts). A code cache needs a
+ *   classic script, hence CommonJS. The cache is made last, by scripts/warm-hook-cache.ts
+ *   running typical hook calls through the bundle.
  */
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = join(root, 'dist', 'src', 'cli', 'hook-bundle');
+const engineFile = join(outdir, 'engine.cjs');
+const builtins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 // Chunk names carry content hashes, so chunks of an earlier build would otherwise pile up.
 rmSync(outdir, { recursive: true, force: true });
+
+/**
+ * The entry's fallback `import('../hooks/run-hook.js')` (taken only without engine.cjs) stays an
+ * import of the modules tsc emitted, written relative to the bundle folder.
+ */
+const engineOutsideEntry: Plugin = {
+  name: 'engine-outside-entry',
+  setup(build) {
+    build.onResolve({ filter: /\/hooks\/run-hook\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: '../../hooks/run-hook.js', external: true } : undefined));
+  },
+};
 
 await build({
   // The `// <path>` comments before each module are relative to this, whatever the caller's cwd.
@@ -31,10 +49,47 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  // Everything from node_modules is bundled; only Node's own modules stay imports.
-  external: [...builtinModules, ...builtinModules.map((name) => `node:${name}`)],
-  // CommonJS dependencies (yaml, picomatch, proper-lockfile...) call require(), which an ES
-  // module does not have. esbuild prepends the banner to every chunk.
-  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  external: builtins,
+  plugins: [engineOutsideEntry],
   logLevel: 'warning',
 });
+
+await build({
+  absWorkingDir: root,
+  entryPoints: [join(root, 'dist', 'src', 'hooks', 'run-hook.js')],
+  outfile: engineFile,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  // Everything from node_modules is bundled; only Node's own modules stay requires.
+  external: builtins,
+  // A dynamic import() of a builtin becomes require(): a classic script compiled by node:vm has
+  // no import() without --experimental-vm-modules.
+  supported: { 'dynamic-import': false },
+  // web-tree-sitter's ES module build reaches `require` through `import('module')`, which a
+  // CommonJS bundle cannot express; its CommonJS build is the same code for require.
+  alias: { 'web-tree-sitter': join(root, 'node_modules', 'web-tree-sitter', 'tree-sitter.cjs') },
+  // import.meta.url in any bundled module means the bundle's own URL, as in the ES module chunks.
+  define: { 'import.meta.url': '__svcBundleUrl' },
+  banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+});
+
+// The warm-up decides real calls, so it gets a workspace and a home of its own.
+const scratch = mkdtempSync(join(tmpdir(), 'svc-warm-hook-cache-'));
+try {
+  const env = { ...process.env, HOME: join(scratch, 'home'), SVC_REVIEWER_KEYS_DIR: join(scratch, 'home', 'reviewer-keys') };
+  const ws = join(scratch, 'ws');
+  mkdirSync(ws);
+  mkdirSync(env.HOME);
+  const run = (args: string[]): void => {
+    const child = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`node ${args.join(' ')} failed (${child.status}): ${child.stderr}`);
+  };
+  run([join(root, 'dist', 'src', 'cli', 'main.js'), 'init', '--dir', ws]);
+  run([join(root, 'dist', 'scripts', 'warm-hook-cache.js'), engineFile, ws]);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { SvcError } from '../errors.js';
 import { findConfigUpward } from '../hooks/find-config.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
+import { loadHookEngine } from './hook-engine.js';
 
 /**
  * One hook invocation: stdin in, the runtime's answer out, with the exit code it expects.
@@ -37,11 +37,7 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
 }
 
 async function decideHere(runtime: string, stdin: string, options: HookCommandOptions): Promise<Answer> {
-  // A hook process parses one command and exits. V8 would otherwise optimize the bash grammar's
-  // WebAssembly in the background and hold the exit until that finishes (about 400 ms); the
-  // baseline compiler alone parses a command in well under a millisecond.
-  setFlagsFromString('--liftoff-only');
-  const { runHook } = await import('../hooks/run-hook.js');
+  const { runHook } = (await loadHookEngine()).engine;
   const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }) });
   return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };
 }

@@ -1,22 +1,25 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runScript, type CliResult } from '../support/cli.js';
 
 /**
- * `svc hook` runs from an esbuild bundle (scripts/bundle-hook.ts, built by `npm run build`). The
- * bundle must hold every dependency, keep the engine out of the proxy-forwarding path, and answer
- * exactly as the modules tsc emitted answer.
+ * `svc hook` runs from esbuild bundles (scripts/bundle-hook.ts, built by `npm run build`): ES
+ * module chunks that read the event and forward it to a proxy, and one CommonJS engine,
+ * `engine.cjs`, loaded with the V8 code cache the build made for it. The bundles must hold every
+ * dependency, keep the engine out of the proxy-forwarding path, and answer exactly as the modules
+ * tsc emitted answer; the cache must be used when it fits and ignored when it does not.
  */
 const BUNDLE = fileURLToPath(new URL('../../dist/src/cli/hook-bundle/', import.meta.url));
 const UNBUNDLED = fileURLToPath(new URL('../../dist/test/children/hook-unbundled.js', import.meta.url));
+const ENGINE = join(BUNDLE, 'engine.cjs');
 
 const chunkNames = (): string[] => readdirSync(BUNDLE).filter((name) => name.endsWith('.js'));
-const chunkText = (name: string): string => readFileSync(join(BUNDLE, name), 'utf8');
+const bundleText = (name: string): string => readFileSync(join(BUNDLE, name), 'utf8');
 
 /** Specifiers of static imports and re-exports, dynamic imports and require calls in bundled code. */
 function specifiers(code: string): { static: string[]; all: string[] } {
@@ -25,64 +28,110 @@ function specifiers(code: string): { static: string[]; all: string[] } {
   return { static: staticOnes, all: [...staticOnes, ...dynamic] };
 }
 
-describe('the hook bundle', () => {
-  it('holds every dependency: its chunks import only Node builtins and each other', () => {
+/** Loads an engine bundle in a fresh node (with `nodeArgs`) as `svc hook` does, and says what became of its code cache. */
+function cacheVerdict(engineFile: string, nodeArgs: string[] = []): string {
+  const hookEngine = pathToFileURL(join(dirname(dirname(engineFile)), 'hook-engine.js')).href;
+  const script = `const { loadHookEngine } = await import(${JSON.stringify(hookEngine)}); const { engine, bundle } = await loadHookEngine(${JSON.stringify(engineFile)}); console.log(typeof engine.runHook, bundle?.cache);`;
+  const child = spawnSync(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(child.status, child.stderr).toBe(0);
+  return child.stdout.trim();
+}
+
+describe('the hook bundles', () => {
+  it('hold every dependency: the chunks import only Node builtins, each other and the fallback to the modules; the engine requires only builtins', () => {
     const builtins = new Set(builtinModules);
+    const isBuiltin = (specifier: string): boolean => specifier.startsWith('node:') || builtins.has(specifier);
     const names = chunkNames();
     expect(names).toContain('hook-entry.js');
     const strays: string[] = [];
     for (const name of names) {
-      for (const specifier of specifiers(chunkText(name)).all) {
+      for (const specifier of specifiers(bundleText(name)).all) {
         if (specifier.startsWith('./')) {
           if (!names.includes(specifier.slice(2))) strays.push(`${name}: ${specifier} (no such chunk)`);
-        } else if (!specifier.startsWith('node:') && !builtins.has(specifier)) {
+        } else if (!isBuiltin(specifier) && specifier !== '../../hooks/run-hook.js') {
           strays.push(`${name}: ${specifier}`);
         }
       }
     }
+    for (const specifier of specifiers(bundleText('engine.cjs')).all) if (!isBuiltin(specifier)) strays.push(`engine.cjs: ${specifier}`);
     expect(strays).toEqual([]);
+    expect(existsSync(join(BUNDLE, '../../hooks/run-hook.js')), 'the fallback import resolves to the modules tsc emitted').toBe(true);
   });
 
-  it('keeps the engine and its dependencies out of what forwarding to a proxy loads', () => {
-    // What `svc hook` parses before it knows whether a proxy answers: the entry and the chunks it
-    // imports statically. The engine is behind `import('../hooks/run-hook.js')`.
+  it('keep the engine and its dependencies out of what forwarding to a proxy loads', () => {
+    // esbuild names each module it includes in a `// <path>` line (the bundles are not minified);
+    // a node_modules folder further up shows as `// ../node_modules/...`.
+    const engineModules = [/^\/\/ dist\/src\/hooks\/run-hook\.js$/m, /^\/\/ .*node_modules\/zod\//m, /^\/\/ .*node_modules\/yaml\//m, /^\/\/ .*node_modules\/web-tree-sitter\//m];
+    for (const marker of engineModules) expect(bundleText('engine.cjs')).toMatch(marker);
+    // What `svc hook` parses before it knows whether a proxy answers: the entry and the chunks it imports statically.
     const loaded = new Set<string>();
     const visit = (name: string): void => {
       if (loaded.has(name)) return;
       loaded.add(name);
-      for (const specifier of specifiers(chunkText(name)).static) if (specifier.startsWith('./')) visit(specifier.slice(2));
+      for (const specifier of specifiers(bundleText(name)).static) if (specifier.startsWith('./')) visit(specifier.slice(2));
     };
     visit('hook-entry.js');
-    // esbuild names each module it includes in a `// <path>` line (the bundle is not minified);
-    // a node_modules folder further up shows as `// ../node_modules/...`.
-    const engineModules = [/^\/\/ dist\/src\/hooks\/run-hook\.js$/m, /^\/\/ .*node_modules\/zod\//m, /^\/\/ .*node_modules\/yaml\//m, /^\/\/ .*node_modules\/web-tree-sitter\//m];
-    const everything = chunkNames().map(chunkText).join('\n');
-    for (const marker of engineModules) expect(everything).toMatch(marker);
-    const forwarding = [...loaded].map(chunkText).join('\n');
+    const forwarding = [...loaded].map(bundleText).join('\n');
     for (const marker of engineModules) expect(forwarding).not.toMatch(marker);
     const size = (names: Iterable<string>): number => [...names].reduce((total, name) => total + statSync(join(BUNDLE, name)).size, 0);
-    expect(size(loaded)).toBeLessThan(size(chunkNames()) / 20);
+    expect(size(loaded)).toBeLessThan(size(['engine.cjs']) / 20);
   });
 
-  it('is used when built, the unbundled modules only when it is missing, and a broken bundle is an error', () => {
+  it('load the engine with the code cache the build made, and compile without it when V8 refuses it', () => {
+    expect(cacheVerdict(ENGINE)).toBe('function accepted');
+    // V8 flags are part of what a cache must match: this one is refused, and the engine still loads.
+    expect(cacheVerdict(ENGINE, ['--no-opt'])).toBe('function rejected');
+  });
+
+  it('fall back to the modules only where a bundle is missing, ignore a code cache that is not for the bundle as it is, and fail on a broken bundle', () => {
     // A copy of dist/src to break, so the other tests keep their bundle.
     const copy = mkdtempSync(join(tmpdir(), 'svc-hook-bundle-copy-'));
     try {
       cpSync(fileURLToPath(new URL('../../dist/src', import.meta.url)), join(copy, 'dist/src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
       writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
       symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(copy, 'node_modules'), 'dir');
+      // Unreadable input reaches the engine (no svc.yml, so no proxy to ask), which refuses it.
       const hook = (): { status: number | null; stderr: string } => spawnSync(process.execPath, [join(copy, 'dist/src/cli/main.js'), 'hook', 'claude-code'], { cwd: copy, input: 'not json', encoding: 'utf8' });
-      const entry = join(copy, 'dist/src/cli/hook-bundle/hook-entry.js');
+      const refusesInput = (): void => {
+        const run = hook();
+        expect(run.status, run.stderr).toBe(2);
+        expect(run.stderr).toContain('[hook_input_invalid]');
+      };
+      const bundle = join(copy, 'dist/src/cli/hook-bundle');
+      const engine = join(bundle, 'engine.cjs');
+      const cache = `${engine}.v8cache`;
+      expect(cacheVerdict(engine)).toBe('function accepted');
+      refusesInput();
 
+      // A cache whose bytes were damaged, or that was made for other source, is not handed to V8.
+      const cacheBytes = readFileSync(cache);
+      const damaged = Buffer.from(cacheBytes);
+      damaged[damaged.length >> 1] = (damaged[damaged.length >> 1] as number) ^ 0xff;
+      writeFileSync(cache, damaged);
+      expect(cacheVerdict(engine)).toBe('function absent');
+      refusesInput();
+      writeFileSync(cache, cacheBytes);
+      writeFileSync(engine, `${readFileSync(engine, 'utf8')}\n// edited after the build\n`);
+      expect(cacheVerdict(engine)).toBe('function absent');
+      refusesInput();
+
+      writeFileSync(engine, `require('./module-that-is-not-there.cjs');\n${readFileSync(engine, 'utf8')}`);
+      const brokenEngine = hook();
+      expect(brokenEngine.status).toBe(2);
+      expect(brokenEngine.stderr).toContain('module-that-is-not-there.cjs');
+
+      rmSync(engine);
+      expect(cacheVerdict(engine)).toBe('function undefined');
+      refusesInput();
+
+      const entry = join(bundle, 'hook-entry.js');
       writeFileSync(entry, `import './chunk-that-is-not-there.js';\n${readFileSync(entry, 'utf8')}`);
-      const broken = hook();
-      expect(broken.status).toBe(2);
-      expect(broken.stderr).toContain('chunk-that-is-not-there.js');
+      const brokenEntry = hook();
+      expect(brokenEntry.status).toBe(2);
+      expect(brokenEntry.stderr).toContain('chunk-that-is-not-there.js');
 
-      rmSync(join(copy, 'dist/src/cli/hook-bundle'), { recursive: true });
-      const unbundled = hook();
-      expect(unbundled.status, unbundled.stderr).toBe(2);
-      expect(unbundled.stderr).toContain('[hook_input_invalid]');
+      rmSync(bundle, { recursive: true });
+      refusesInput();
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { requireWithCodeCache, type CachedBundle } from './code-cache.js';
+
+export type HookEngine = typeof import('../hooks/run-hook.js');
+
+/**
+ * The engine of `svc hook` (src/hooks/run-hook.ts and everything it needs). The build bundles it
+ * into one CommonJS file beside the hook bundle, `engine.cjs`, with a V8 code cache made by
+ * running typical hook calls (scripts/bundle-hook.ts). Running from the modules tsc emitted, or
+ * with the bundle missing, it is imported module by module instead.
+ */
+export const ENGINE_BUNDLE = 'engine.cjs';
+
+/** `file`: the bundle to load; by default the one beside this module (scripts/warm-hook-cache.ts names it). */
+export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE, import.meta.url))): Promise<{ engine: HookEngine; bundle?: CachedBundle }> {
+  // A hook process parses one command and exits. V8 would otherwise optimize the bash grammar's
+  // WebAssembly in the background and hold the exit until that finishes (about 400 ms); the
+  // baseline compiler alone parses a command in well under a millisecond. Set before the engine
+  // is compiled: V8's flags are part of what a code cache must match.
+  setFlagsFromString('--liftoff-only');
+  let bundle: CachedBundle;
+  try {
+    bundle = requireWithCodeCache(file);
+  } catch (error) {
+    // Only the bundle's own absence falls back; anything failing inside a bundle that is there is an error.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (error as NodeJS.ErrnoException).path !== file) throw error;
+    return { engine: await import('../hooks/run-hook.js') };
+  }
+  return { engine: bundle.exports as HookEngine, bundle };
+}
