@@ -86,7 +86,8 @@ export function table(header: string[], rows: string[][], indent = '  ', left: n
 }
 
 export function formatTarget(t: Target): string {
-  const value = t.unit === 'ratio' ? fmtNum(t.actual, 3) : t.unit === 'MB' ? fmtNum(t.actual, 1) : fmtInt(t.actual);
+  // A multiple (×) in whole numbers would print 3.14 as 3.
+  const value = t.unit === 'ratio' ? fmtNum(t.actual, 3) : t.unit === 'MB' ? fmtNum(t.actual, 1) : t.unit === '×' ? fmtNum(t.actual, 2) : fmtInt(t.actual);
   const goal = t.unit === 'ratio' ? fmtNum(t.goal, 2) : t.unit === 'MB' ? fmtNum(t.goal, 0) : fmtInt(t.goal);
   return `${t.pass ? 'PASS' : 'MISS'}  ${t.label}: ${value} ${t.op} ${goal} ${t.unit === 'ratio' ? '' : t.unit}`.trimEnd();
 }
