@@ -4,7 +4,6 @@ import { findConfigUpward } from '../hooks/find-config.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
-import { loadHookEngine } from './hook-engine.js';
 
 /**
  * One hook invocation: stdin in, the runtime's answer out, with the exit code it expects.
@@ -37,6 +36,8 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
 }
 
 async function decideHere(runtime: string, stdin: string, options: HookCommandOptions): Promise<Answer> {
+  // Imported here, so forwarding to a proxy loads none of the builtins the loader needs (vm, crypto).
+  const { loadHookEngine } = await import('./hook-engine.js');
   const { runHook } = (await loadHookEngine()).engine;
   const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }) });
   return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };

@@ -73,6 +73,8 @@ describe('the hook bundles', () => {
     visit('hook-entry.js');
     const forwarding = [...loaded].map(bundleText).join('\n');
     for (const marker of engineModules) expect(forwarding).not.toMatch(marker);
+    // Nor the builtins that only loading the engine needs.
+    expect([...loaded].flatMap((name) => specifiers(bundleText(name)).static)).not.toContain('node:vm');
     const size = (names: Iterable<string>): number => [...names].reduce((total, name) => total + statSync(join(BUNDLE, name)).size, 0);
     expect(size(loaded)).toBeLessThan(size(['engine.cjs']) / 20);
   });
