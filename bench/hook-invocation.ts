@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load-config.js';
@@ -11,9 +11,13 @@ import { fmtInt, fmtNum, now, seconds, table, target, type Benchmark, type Bench
  * pays it before every tool call: a new node process, the event on stdin, the decision recorded
  * in the ledger, the answer on stdout. The baseline is `node -e 0` measured in the same run,
  * interleaved with the hook runs so drift hits both. Measured without a proxy (the hook opens
- * the ledger itself) and with `svc proxy` running for the workspace.
+ * the ledger itself) and with `svc proxy` running for the workspace. Two more baselines show what
+ * the local hook's two caches save: the engine's V8 code cache (a copy of the build without it)
+ * and the ledger's resume point (removed before each call, on a ledger with a long history).
  */
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const DIST_SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 
 function timeProcess(args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; code: number | null }> {
   return new Promise((resolve, reject) => {
@@ -41,19 +45,28 @@ async function appendHistory(configFile: string, records: number): Promise<void>
   }
 }
 
+/** The built package copied without the hook engine's V8 code cache, for the baseline of what the cache saves. */
+async function cliWithoutCodeCache(root: string): Promise<string> {
+  const copy = join(root, 'no-code-cache');
+  await cp(DIST_SRC, join(copy, 'dist', 'src'), { recursive: true, filter: (source) => !source.endsWith('.v8cache') && !source.endsWith('.map') });
+  await writeFile(join(copy, 'package.json'), '{ "type": "module" }\n');
+  await symlink(NODE_MODULES, join(copy, 'node_modules'), 'dir');
+  return join(copy, 'dist', 'src', 'cli', 'main.js');
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function measure(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv, beforeEach?: () => Promise<void>): Promise<{ node: number; hook: number; answer: string }> {
+async function measure(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv, beforeEach?: () => Promise<void>, cli = CLI): Promise<{ node: number; hook: number; answer: string }> {
   const node: number[] = [];
   const hook: number[] = [];
   let answer = '';
   for (let index = 0; index < runs; index += 1) {
     node.push((await timeProcess(['-e', '0'], '', ws, env)).ms);
     await beforeEach?.();
-    const run = await timeProcess([CLI, 'hook', 'claude-code'], event, ws, env);
+    const run = await timeProcess([cli, 'hook', 'claude-code'], event, ws, env);
     if (run.code !== 0) throw new Error(`svc hook exited ${run.code}`);
     answer = run.stdout;
     hook.push(run.ms);
@@ -81,6 +94,8 @@ export const benchmark: Benchmark = {
     try {
       await measure(2, event, ws, env); // warm the page cache and create keys and ledger
       const local = await measure(runs, event, ws, env);
+      const withoutCache = await measure(runs, event, ws, env, undefined, await cliWithoutCodeCache(root));
+      if (withoutCache.answer !== local.answer) throw new Error(`the hook without its code cache answered ${JSON.stringify(withoutCache.answer)}, with it ${JSON.stringify(local.answer)}`);
 
       // A workspace used for weeks: the ledger holds a long history of earlier calls. The hook
       // reopens it from its resume point; the baseline removes the point before each call, which
@@ -103,6 +118,7 @@ export const benchmark: Benchmark = {
         const rows = [
           ['node -e 0 (baseline)', fmtNum(local.node, 1), '1.00'],
           ['svc hook, deciding locally', fmtNum(local.hook, 1), fmtNum(local.hook / local.node)],
+          ['  same, engine compiled without its code cache (baseline)', fmtNum(withoutCache.hook, 1), fmtNum(withoutCache.hook / withoutCache.node)],
           [`  same, ledger of ${fmtInt(historyRecords)}+ records`, fmtNum(longHistory.hook, 1), fmtNum(longHistory.hook / longHistory.node)],
           [`  same, without the resume point (baseline)`, fmtNum(fullScan.hook, 1), fmtNum(fullScan.hook / fullScan.node)],
           ['node -e 0 (baseline, proxy run)', fmtNum(viaProxy.node, 1), '1.00'],
@@ -114,6 +130,7 @@ export const benchmark: Benchmark = {
           metrics: [
             { label: 'node -e 0', value: local.node, unit: 'ms' },
             { label: 'svc hook (local)', value: local.hook, unit: 'ms' },
+            { label: 'svc hook (local, no code cache)', value: withoutCache.hook, unit: 'ms' },
             { label: `svc hook (local, ${historyRecords}-record history)`, value: longHistory.hook, unit: 'ms' },
             { label: `svc hook (local, ${historyRecords}-record history, no resume point)`, value: fullScan.hook, unit: 'ms' },
             { label: 'svc hook (proxy)', value: viaProxy.hook, unit: 'ms' },
