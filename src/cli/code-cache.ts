@@ -30,7 +30,7 @@ const wrap = (source: string): string => `(function (exports, require, module, _
 
 type ModuleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
 
-export function cacheFileOf(bundle: string): string {
+function cacheFileOf(bundle: string): string {
   return `${bundle}.v8cache`;
 }
 

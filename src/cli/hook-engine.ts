@@ -10,7 +10,7 @@ export type HookEngine = typeof import('../hooks/run-hook.js');
  * running typical hook calls (scripts/bundle-hook.ts). Running from the modules tsc emitted, or
  * with the bundle missing, it is imported module by module instead.
  */
-export const ENGINE_BUNDLE = 'engine.cjs';
+const ENGINE_BUNDLE = 'engine.cjs';
 
 /** `file`: the bundle to load; by default the one beside this module (scripts/warm-hook-cache.ts names it). */
 export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE, import.meta.url))): Promise<{ engine: HookEngine; bundle?: CachedBundle }> {
