@@ -23,9 +23,10 @@ interface Answer {
   results?: unknown;
 }
 
-export async function runHookCommand(runtime: string, options: HookCommandOptions): Promise<void> {
+/** `cliPath`: the `svc` executable, which a resident proxy (`hooks.residentProxy`) is started with. */
+export async function runHookCommand(runtime: string, options: HookCommandOptions, cliPath?: string): Promise<void> {
   const stdin = await readStdin();
-  const answer = (await forwardToProxy(runtime, stdin, options)) ?? (await decideHere(runtime, stdin, options));
+  const answer = (await forwardToProxy(runtime, stdin, options)) ?? (await decideHere(runtime, stdin, options, cliPath));
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ mode: answer.mode ?? null, decision: answer.decision ?? null, results: answer.results ?? [], output: answer.output }, null, 2)}\n`);
     return;
@@ -35,11 +36,11 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
   process.exitCode = answer.output.exitCode;
 }
 
-async function decideHere(runtime: string, stdin: string, options: HookCommandOptions): Promise<Answer> {
+async function decideHere(runtime: string, stdin: string, options: HookCommandOptions, cliPath: string | undefined): Promise<Answer> {
   // Imported here, so forwarding to a proxy loads none of the builtins the loader needs (vm, crypto).
   const { loadHookEngine } = await import('./hook-engine.js');
   const { runHook } = (await loadHookEngine()).engine;
-  const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }) });
+  const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }), ...(cliPath !== undefined && { cliPath }) });
   return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };
 }
 

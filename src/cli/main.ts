@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<void> {
     if (argv[2] === 'hook') {
       const { parseHookArgs, runHookCommand } = await loadHookEntry();
       const parsed = parseHookArgs(argv.slice(3));
-      if (parsed) return await runHookCommand(parsed.runtime, parsed.options);
+      if (parsed) return await runHookCommand(parsed.runtime, parsed.options, fileURLToPath(import.meta.url));
     }
     const [{ CommanderError }, { buildProgram }] = await Promise.all([import('commander'), import('./program.js')]);
     try {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { TENANT_PATTERN } from '../actionpass/action.js';
-import { policySchema } from '../policy/policy-schema.js';
+import { durationSchema, policySchema } from '../policy/policy-schema.js';
 import { protectedPathsSchema } from '../policy/protected-paths.js';
 import { mcpConfigSchema } from './mcp-schema.js';
 
@@ -80,6 +80,12 @@ export const svcConfigSchema = z.strictObject({
        * runtime's own prompt, which binds nothing and leaves no artifact.
        */
       stepUp: z.enum(['deny', 'ask']).default('deny'),
+      /**
+       * Opt-in: a hook that had to decide locally starts `svc proxy` for this workspace in the
+       * background, so the calls after it are forwarded (much faster than a process that loads
+       * the engine). The proxy exits after `idleExit` without a request (src/hooks/resident-proxy.ts).
+       */
+      residentProxy: z.strictObject({ idleExit: durationSchema('idleExit').default('30m') }).optional(),
     })
     .prefault({}),
   /** `svc mcp serve`: upstream MCP servers, the pin lock and what an unpinned tool gets (src/config/mcp-schema.ts). */

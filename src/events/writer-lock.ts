@@ -27,6 +27,21 @@ interface Owner {
 
 const STALE_MS = 10_000;
 
+/**
+ * Runs `open` again while it fails with `ledger_locked`, until `deadline` (a `performance.now()`
+ * time): a hook holds the lock for milliseconds, so waiting briefly beats failing.
+ */
+export async function retryWhileLocked<T>(open: () => Promise<T>, deadline: number): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await open();
+    } catch (error) {
+      if (!(error instanceof SvcError && error.code === 'ledger_locked') || performance.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5 + attempt * 5, 50)));
+    }
+  }
+}
+
 export async function acquireWriterLock(ledgerPath: string, onCompromised: (error: Error) => void): Promise<WriterLock> {
   const lockPath = `${ledgerPath}.lock`;
   const ownerPath = `${lockPath}.owner`;

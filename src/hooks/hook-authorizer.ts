@@ -28,25 +28,11 @@ export async function proxyAuthorizer(url: string, timeoutMs: number): Promise<H
   };
 }
 
-/**
- * Opens the ledger for writing. A concurrent hook (runtimes run tool calls in parallel) holds the
- * lock for a few milliseconds, so a locked ledger is retried until the deadline.
- */
-export async function localAuthorizer(loaded: LoadedConfig, deadline: number): Promise<HookAuthorizer> {
+/** Opens the ledger for writing; fails with `ledger_locked` while another process holds it. */
+export async function localAuthorizer(loaded: LoadedConfig): Promise<HookAuthorizer> {
   const { Enforcer } = await import('../proxy/enforcer.js');
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const enforcer = await Enforcer.open(loaded, { signer: 'in-thread', resume: true });
-      return {
-        mode: 'local',
-        authorize: authorizeWith(enforcer),
-        close: () => enforcer.close(),
-      };
-    } catch (error) {
-      if (!(error instanceof SvcError && error.code === 'ledger_locked') || performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5 + attempt * 5, 50)));
-    }
-  }
+  const enforcer = await Enforcer.open(loaded, { signer: 'in-thread', resume: true });
+  return { mode: 'local', authorize: authorizeWith(enforcer), close: () => enforcer.close() };
 }
 
 /** Decides a hook's action in-process, as `/authorize` with `svc-source: hook` would. */

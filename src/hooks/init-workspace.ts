@@ -100,6 +100,11 @@ hooks:
   # step_up in a hook: deny, naming the approval to grant (the identical command then passes
   # once), or ask (the agent's own prompt: weaker, nothing is bound to the exact command).
   stepUp: deny
+  # Opt-in, for faster hooks: a call decided without a proxy starts svc proxy for this
+  # workspace in the background; the calls after it go to the proxy until it has been idle
+  # for idleExit (then it exits, and the next call starts another).
+  # residentProxy:
+  #   idleExit: 30m
 
 policy:
   # Rules are evaluated in order; deny beats step_up beats allow. In a hook, an action no rule

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { loadConfig, resolveFromConfig, type LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
+import { retryWhileLocked } from '../events/writer-lock.js';
 import { compileProtectedPaths } from '../policy/protected-paths.js';
 import { readProxyAddress } from '../proxy/proxy-address.js';
 import type { DecisionBody } from '../proxy/responses.js';
@@ -10,6 +11,7 @@ import { findConfigUpward } from './find-config.js';
 import type { PlanTools } from './hook-actions.js';
 import { localAuthorizer, proxyAuthorizer, type HookAuthorizer } from './hook-authorizer.js';
 import type { HookEvent, HookOutput, RuntimeProtocol } from './hook-event.js';
+import { startResidentProxy } from './resident-proxy.js';
 import { runtimeProtocol } from './runtimes/index.js';
 import { loadShellAnalyzer, resolveFilePath, type ShellAnalyzer } from './shell/index.js';
 
@@ -25,6 +27,8 @@ export interface RunHookOptions {
   configFile?: string;
   timeoutMs: number;
   home?: string;
+  /** The `svc` executable (dist/src/cli/main.js), for starting a resident proxy (`hooks.residentProxy`). */
+  cliPath?: string;
 }
 
 export interface HookRun {
@@ -40,12 +44,15 @@ export async function runHook(options: RunHookOptions): Promise<HookRun> {
     const loaded = await loadConfig(options.configFile ?? requireConfig(event.cwd));
     const deadline = performance.now() + options.timeoutMs;
     const authorizer = await openAuthorizer(loaded, deadline);
+    let run: HookRun;
     try {
-      const run = await hookDecider(loaded, options.home).decide(event, protocol, (action) => authorizer.authorize(action));
-      return { ...run, mode: authorizer.mode };
+      run = { ...(await hookDecider(loaded, options.home).decide(event, protocol, (action) => authorizer.authorize(action))), mode: authorizer.mode };
     } finally {
       await authorizer.close();
     }
+    // After the ledger is closed, so the proxy can take its lock; a failure to start it is not this call's concern.
+    if (authorizer.mode === 'local' && options.cliPath !== undefined) await startResidentProxy(loaded, options.cliPath).catch(() => false);
+    return run;
   });
 }
 
@@ -106,11 +113,17 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
   };
 }
 
-/** The proxy when one runs for this ledger (it holds the writer lock), else the ledger itself. */
+/**
+ * The proxy when one runs for this ledger (it holds the writer lock), else the ledger itself. A
+ * concurrent hook holds the lock for a few milliseconds, so a locked ledger is retried until the
+ * deadline, looking again each time for a proxy that may have taken the lock for good.
+ */
 async function openAuthorizer(loaded: LoadedConfig, deadline: number): Promise<HookAuthorizer> {
-  const url = await readProxyAddress(resolveFromConfig(loaded, loaded.config.ledger.path));
-  if (url !== undefined) return proxyAuthorizer(url, Math.max(1, deadline - performance.now()));
-  return localAuthorizer(loaded, deadline);
+  const ledgerPath = resolveFromConfig(loaded, loaded.config.ledger.path);
+  return retryWhileLocked(async () => {
+    const url = await readProxyAddress(ledgerPath);
+    return url !== undefined ? proxyAuthorizer(url, Math.max(1, deadline - performance.now())) : localAuthorizer(loaded);
+  }, deadline);
 }
 
 function requireConfig(cwd: string): string {

@@ -170,16 +170,22 @@ const ruleSchema = z
   .transform((rule) => ({ ...rule, reasons: rule.reasons ?? [DEFAULT_REASONS[rule.decision]] }));
 export type PolicyRule = z.infer<typeof ruleSchema>;
 
+/** A duration in one unit (src/policy/window.ts): `30s`, `15m`, `1h`, `7d`, at most 31 days. */
+export function durationSchema(name: string) {
+  const message = `${name} is a duration such as 30s, 15m, 1h or 7d`;
+  return z
+    .string({ error: message })
+    .regex(WINDOW_PATTERN, message)
+    .refine((window) => !WINDOW_PATTERN.test(window) || parseWindow(window) !== undefined, `${name} is at most 31d`);
+}
+
 const budgetSchema = z.strictObject({
   id: z.string({ error: 'every budget needs an id' }).regex(RULE_ID_PATTERN, 'a budget id is lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (at most 64)'),
   description: z.string().max(1000).optional(),
   tool: globSchema,
   agent: globSchema.default('*'),
   max: z.number({ error: 'max is a whole number of allowed actions' }).int('max is a whole number of allowed actions').min(1, 'max must be at least 1; to forbid a tool, write a deny rule').max(10_000_000),
-  window: z
-    .string({ error: 'window is a duration such as 30s, 15m, 1h or 7d' })
-    .regex(WINDOW_PATTERN, 'window is a duration such as 30s, 15m, 1h or 7d')
-    .refine((window) => !WINDOW_PATTERN.test(window) || parseWindow(window) !== undefined, 'a window is at most 31d'),
+  window: durationSchema('window'),
 });
 export type BudgetConfig = z.infer<typeof budgetSchema>;
 

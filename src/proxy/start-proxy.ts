@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { demoHandlers } from '../adapters/demo-handlers.js';
+import { retryWhileLocked } from '../events/writer-lock.js';
 import { loadConfig, resolveFromConfig } from '../config/load-config.js';
 import { buildProxyApp } from './app.js';
 import { watchFileChanges, type FileWatcher } from './file-watcher.js';
@@ -14,12 +15,18 @@ export interface ProxyOptions {
   port?: number;
   /** Where reload reports go (stderr for the CLI). */
   report?: (message: string) => void;
+  /** Resolve `idle` once this long passes without a request (`--idle-exit`). */
+  idleExitMs?: number;
+  /** Wait up to this long for another writer, such as a hook, to release the ledger (`--wait-for-ledger`). */
+  ledgerWaitMs?: number;
 }
 
 export interface RunningProxy {
   url: string;
   app: FastifyInstance;
   enforcer: Enforcer;
+  /** Resolves when the proxy has had no request for `idleExitMs`; never without it. */
+  idle: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,12 +40,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const port = options.port ?? loaded.config.proxy.port;
   assertLoopbackBind(host);
   const handlers = demoHandlers({ outboxDir: resolveFromConfig(loaded, loaded.config.adapters.outbox), sandboxDir: resolveFromConfig(loaded, loaded.config.adapters.sandbox) });
-  const enforcer = await Enforcer.open(loaded, { handlers });
+  const enforcer = await retryWhileLocked(() => Enforcer.open(loaded, { handlers }), performance.now() + (options.ledgerWaitMs ?? 0));
   const report = options.report ?? ((message: string) => process.stderr.write(`svc proxy: ${message}\n`));
   let app: FastifyInstance | undefined;
   const watchers: FileWatcher[] = [];
+  let resolveIdle = (): void => undefined;
+  const idle = new Promise<void>((resolve) => (resolveIdle = resolve));
+  let idleTimer: NodeJS.Timeout | undefined;
   try {
     app = buildProxyApp(enforcer, { hookConfig: () => loaded });
+    idleTimer = options.idleExitMs === undefined ? undefined : watchIdle(app, options.idleExitMs, resolveIdle);
     await app.listen({ host, port });
     const configFile = options.configFile;
     watchers.push(
@@ -61,6 +72,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       watchFileChanges(resolveFromConfig(loaded, loaded.config.keys.trust), async () => report(await enforcer.refreshTrust()), report),
     );
   } catch (error) {
+    clearInterval(idleTimer);
     await app?.close();
     await enforcer.close();
     throw error;
@@ -77,7 +89,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     url,
     app: running,
     enforcer,
+    idle,
     async close() {
+      clearInterval(idleTimer);
       for (const watcher of watchers) watcher.close();
       await removeProxyAddress(enforcer.writer.path);
       await removeWorkspaceAddress(absoluteConfig);
@@ -85,4 +99,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await enforcer.close();
     },
   };
+}
+
+/** Checks a few times per idle period whether a request started or ended within it. */
+function watchIdle(app: FastifyInstance, idleExitMs: number, onIdle: () => void): NodeJS.Timeout {
+  let lastActivity = Date.now();
+  const touch = async (): Promise<void> => {
+    lastActivity = Date.now();
+  };
+  app.addHook('onRequest', touch);
+  app.addHook('onResponse', touch);
+  return setInterval(() => {
+    if (Date.now() - lastActivity >= idleExitMs) onIdle();
+  }, Math.max(50, Math.min(idleExitMs / 4, 30_000)));
 }

@@ -29,7 +29,7 @@ beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), 'svc-corpus-state-'));
   const text = `tenant: org:corpus\nledger:\n  path: ${join(state, 'ledger.jsonl')}\nkeys:\n  dir: ${join(state, 'keys')}\n  trust: ${join(state, 'trust.json')}\n`;
   const loaded: LoadedConfig = { file: join(fixture.root, 'svc.yml'), config: parseConfig(text, 'corpus svc.yml') };
-  authorizer = await localAuthorizer(loaded, performance.now() + 30_000);
+  authorizer = await localAuthorizer(loaded);
   decider = hookDecider(loaded, fixture.home);
 });
 

@@ -149,7 +149,7 @@ budgets:
 `).split('\n')).toEqual([
       'svc.yml:4:37: policy.budgets.0.max: max must be at least 1; to forbid a tool, write a deny rule',
       'svc.yml:5:49: policy.budgets.1.window: window is a duration such as 30s, 15m, 1h or 7d',
-      'svc.yml:6:49: policy.budgets.2.window: a window is at most 31d',
+      'svc.yml:6:49: policy.budgets.2.window: window is at most 31d',
       'svc.yml:7:37: policy.budgets.3.max: max is a whole number of allowed actions',
       'svc.yml:7:50: policy.budgets.3.window: window is a duration such as 30s, 15m, 1h or 7d',
     ]);
