@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load-config.js';
@@ -11,7 +12,8 @@ import { fmtInt, fmtNum, now, seconds, table, target, type Benchmark, type Bench
  * pays it before every tool call: a new node process, the event on stdin, the decision recorded
  * in the ledger, the answer on stdout. The baseline is `node -e 0` measured in the same run,
  * interleaved with the hook runs so drift hits both. Measured without a proxy (the hook opens
- * the ledger itself) and with `svc proxy` running for the workspace. Two more baselines show what
+ * the ledger itself), with `svc proxy` running for the workspace, and with the proxy that
+ * `hooks.residentProxy` makes the first call start. Two more baselines show what
  * the local hook's two caches save: the engine's V8 code cache (a copy of the build without it)
  * and the ledger's resume point (removed before each call, on a ledger with a long history).
  */
@@ -52,6 +54,47 @@ async function cliWithoutCodeCache(root: string): Promise<string> {
   await writeFile(join(copy, 'package.json'), '{ "type": "module" }\n');
   await symlink(NODE_MODULES, join(copy, 'node_modules'), 'dir');
   return join(copy, 'dist', 'src', 'cli', 'main.js');
+}
+
+/** Runs `work` while `svc proxy` (started with `args`) serves the workspace, then stops it cleanly. */
+async function withProxy<T>(args: string[], env: NodeJS.ProcessEnv, work: () => Promise<T>): Promise<T> {
+  const proxy = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      proxy.stdout.once('data', () => resolve());
+      proxy.once('exit', (code) => reject(new Error(`svc proxy exited ${code}`)));
+    });
+    return await work();
+  } finally {
+    // Wait for the clean stop: it removes its address files and writes a checkpoint.
+    const exited = new Promise((resolve) => proxy.once('exit', resolve));
+    proxy.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/**
+ * With `hooks.residentProxy` on: the first call decides locally and starts a proxy in the
+ * background; the calls after it, measured here, are forwarded to it. The proxy is stopped after.
+ */
+async function measureResident(runs: number, event: string, ws: string, env: NodeJS.ProcessEnv): Promise<{ node: number; hook: number; answer: string }> {
+  const config = join(ws, 'svc.yml');
+  await writeFile(config, (await readFile(config, 'utf8')).replace('hooks:\n', 'hooks:\n  residentProxy:\n    idleExit: 10m\n'));
+  await measure(1, event, ws, env);
+  const addressFile = join(ws, '.svc', 'proxy.json');
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(addressFile)) {
+    if (Date.now() > deadline) throw new Error('hooks.residentProxy started no proxy within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const { pid } = JSON.parse(await readFile(addressFile, 'utf8')) as { pid: number };
+  try {
+    await measure(2, event, ws, env);
+    return await measure(runs, event, ws, env);
+  } finally {
+    process.kill(pid, 'SIGTERM');
+    while (existsSync(addressFile)) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function median(values: number[]): number {
@@ -107,46 +150,39 @@ export const benchmark: Benchmark = {
       const resumeFile = join(ws, '.svc', 'ledger.jsonl.resume');
       const fullScan = await measure(options.quick ? 3 : 5, event, ws, env, () => rm(resumeFile, { force: true }));
 
-      const proxy = spawn(process.execPath, [CLI, 'proxy', '--config', join(ws, 'svc.yml'), '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-      try {
-        await new Promise<void>((resolve, reject) => {
-          proxy.stdout.once('data', () => resolve());
-          proxy.once('exit', (code) => reject(new Error(`svc proxy exited ${code}`)));
-        });
+      const viaProxy = await withProxy([CLI, 'proxy', '--config', join(ws, 'svc.yml'), '--port', '0', '--json'], env, async () => {
         await measure(2, event, ws, env);
-        const viaProxy = await measure(runs, event, ws, env);
-        const rows = [
-          ['node -e 0 (baseline)', fmtNum(local.node, 1), '1.00'],
-          ['svc hook, deciding locally', fmtNum(local.hook, 1), fmtNum(local.hook / local.node)],
-          ['  same, engine compiled without its code cache (baseline)', fmtNum(withoutCache.hook, 1), fmtNum(withoutCache.hook / withoutCache.node)],
-          [`  same, ledger of ${fmtInt(historyRecords)}+ records`, fmtNum(longHistory.hook, 1), fmtNum(longHistory.hook / longHistory.node)],
-          [`  same, without the resume point (baseline)`, fmtNum(fullScan.hook, 1), fmtNum(fullScan.hook / fullScan.node)],
-          ['node -e 0 (baseline, proxy run)', fmtNum(viaProxy.node, 1), '1.00'],
-          ['svc hook, asking the proxy', fmtNum(viaProxy.hook, 1), fmtNum(viaProxy.hook / viaProxy.node)],
-        ];
-        console.log(table(['median of ' + runs, 'ms', '× node'], rows));
-        return {
-          name: 'hook',
-          metrics: [
-            { label: 'node -e 0', value: local.node, unit: 'ms' },
-            { label: 'svc hook (local)', value: local.hook, unit: 'ms' },
-            { label: 'svc hook (local, no code cache)', value: withoutCache.hook, unit: 'ms' },
-            { label: `svc hook (local, ${historyRecords}-record history)`, value: longHistory.hook, unit: 'ms' },
-            { label: `svc hook (local, ${historyRecords}-record history, no resume point)`, value: fullScan.hook, unit: 'ms' },
-            { label: 'svc hook (proxy)', value: viaProxy.hook, unit: 'ms' },
-          ],
-          targets: [
-            target('hook without proxy / node -e 0', local.hook / local.node, '<=', 2, '×'),
-            target('hook with proxy / node -e 0', viaProxy.hook / viaProxy.node, '<=', 2, '×'),
-          ],
-          notes: [`answers: local ${JSON.stringify(local.answer)}, proxy ${JSON.stringify(viaProxy.answer)}`],
-        };
-      } finally {
-        // Wait for the clean stop: it removes its address files and writes a checkpoint.
-        const exited = new Promise((resolve) => proxy.once('exit', resolve));
-        proxy.kill('SIGTERM');
-        await exited;
-      }
+        return measure(runs, event, ws, env);
+      });
+      const resident = await measureResident(runs, event, ws, env);
+      const rows = [
+        ['node -e 0 (baseline)', fmtNum(local.node, 1), '1.00'],
+        ['svc hook, deciding locally', fmtNum(local.hook, 1), fmtNum(local.hook / local.node)],
+        ['  same, engine compiled without its code cache (baseline)', fmtNum(withoutCache.hook, 1), fmtNum(withoutCache.hook / withoutCache.node)],
+        [`  same, ledger of ${fmtInt(historyRecords)}+ records`, fmtNum(longHistory.hook, 1), fmtNum(longHistory.hook / longHistory.node)],
+        [`  same, without the resume point (baseline)`, fmtNum(fullScan.hook, 1), fmtNum(fullScan.hook / fullScan.node)],
+        ['node -e 0 (baseline, proxy run)', fmtNum(viaProxy.node, 1), '1.00'],
+        ['svc hook, asking the proxy', fmtNum(viaProxy.hook, 1), fmtNum(viaProxy.hook / viaProxy.node)],
+        ['svc hook, hooks.residentProxy (after the first call)', fmtNum(resident.hook, 1), fmtNum(resident.hook / resident.node)],
+      ];
+      console.log(table(['median of ' + runs, 'ms', '× node'], rows));
+      return {
+        name: 'hook',
+        metrics: [
+          { label: 'node -e 0', value: local.node, unit: 'ms' },
+          { label: 'svc hook (local)', value: local.hook, unit: 'ms' },
+          { label: 'svc hook (local, no code cache)', value: withoutCache.hook, unit: 'ms' },
+          { label: `svc hook (local, ${historyRecords}-record history)`, value: longHistory.hook, unit: 'ms' },
+          { label: `svc hook (local, ${historyRecords}-record history, no resume point)`, value: fullScan.hook, unit: 'ms' },
+          { label: 'svc hook (proxy)', value: viaProxy.hook, unit: 'ms' },
+          { label: 'svc hook (resident proxy)', value: resident.hook, unit: 'ms' },
+        ],
+        targets: [
+          target('hook without proxy / node -e 0', local.hook / local.node, '<=', 2, '×'),
+          target('hook with proxy / node -e 0', viaProxy.hook / viaProxy.node, '<=', 2, '×'),
+        ],
+        notes: [`answers: local ${JSON.stringify(local.answer)}, proxy ${JSON.stringify(viaProxy.answer)}, resident proxy ${JSON.stringify(resident.answer)}`],
+      };
     } finally {
       await rm(root, { recursive: true, force: true });
     }
