@@ -15,6 +15,7 @@ import type { LoadedConfig } from '../config/load-config.js';
  * marker's age lets a later call try again. Starting is best effort: it never changes a verdict.
  */
 const STARTING_MARKER = 'proxy.starting';
+const LOG_FILE = 'resident-proxy.log';
 /** Longer than a proxy takes to start and publish its address. */
 const START_GRACE_MS = 15_000;
 /** How long the started proxy waits for hooks that hold the ledger lock. */
@@ -24,14 +25,22 @@ export async function startResidentProxy(loaded: LoadedConfig, cliPath: string):
   const settings = loaded.config.hooks.residentProxy;
   if (settings === undefined) return false;
   const configFile = resolve(loaded.file);
-  if (!(await claimStart(join(dirname(configFile), '.svc', STARTING_MARKER)))) return false;
-  const child = spawn(process.execPath, [cliPath, 'proxy', '--config', configFile, '--port', '0', '--idle-exit', settings.idleExit, '--wait-for-ledger', LEDGER_WAIT], {
-    cwd: dirname(configFile),
-    detached: true,
-    stdio: 'ignore',
-  });
-  child.on('error', () => undefined);
-  child.unref();
+  const svcDir = join(dirname(configFile), '.svc');
+  if (!(await claimStart(join(svcDir, STARTING_MARKER)))) return false;
+  // Nobody watches a background process: what it says (why it could not start, reloads, its
+  // idle exit) is appended to a log beside its address file.
+  const log = await open(join(svcDir, LOG_FILE), 'a', 0o600);
+  try {
+    const child = spawn(process.execPath, [cliPath, 'proxy', '--config', configFile, '--port', '0', '--idle-exit', settings.idleExit, '--wait-for-ledger', LEDGER_WAIT], {
+      cwd: dirname(configFile),
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+    });
+    child.on('error', () => undefined);
+    child.unref();
+  } finally {
+    await log.close();
+  }
   return true;
 }
 

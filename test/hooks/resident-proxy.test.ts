@@ -153,6 +153,9 @@ describe('svc hook with hooks.residentProxy', () => {
 
     // Idle for 3 s: it exits, and the next call decides locally again.
     await waitFor('the idle proxy to exit', async () => (isAlive(proxy.pid) || existsSync(join(ws, '.svc', 'proxy.json')) ? undefined : true));
+    const log = await readFile(join(ws, '.svc', 'resident-proxy.log'), 'utf8');
+    expect(log).toContain(`svc proxy listening on ${proxy.url}`);
+    expect(log).toContain('no request for 3s, exiting');
     const verified = await runCli(['verify-export', join(ws, '.svc', 'ledger.jsonl')], { env });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const ledger = await readFile(join(ws, '.svc', 'ledger.jsonl'), 'utf8');
@@ -168,6 +171,22 @@ describe('svc hook with hooks.residentProxy', () => {
     expect(await hookJson(ws, 'ls')).toMatchObject({ mode: 'proxy' });
     await waitFor('the idle proxy to exit', async () => (isAlive(proxy.pid) ? undefined : true));
     expect(await proxiesServing(ws)).toEqual([]);
+  });
+
+  it('logs what the started proxy says, such as why it could not start, and the hook still decides', async () => {
+    const ws = await workspace('unstartable', ['residentProxy:', '  idleExit: 3s']);
+    const config = join(ws, 'svc.yml');
+    // The hook binds nothing, so only the proxy refuses a host that is not loopback.
+    await writeFile(config, `${await readFile(config, 'utf8')}\nproxy:\n  host: 0.0.0.0\n`);
+    expect(await hookJson(ws, 'ls src')).toMatchObject({ mode: 'local', decision: 'no_opinion' });
+    const log = join(ws, '.svc', 'resident-proxy.log');
+    const text = await waitFor('the start failure in the log', async () => {
+      const logged = await readFile(log, 'utf8').catch(() => '');
+      return logged.includes('[bind_not_loopback]') ? logged : undefined;
+    });
+    expect(text).toContain('0.0.0.0');
+    expect(await hookJson(ws, 'ls')).toMatchObject({ mode: 'local', decision: 'no_opinion' });
+    expect(existsSync(join(ws, '.svc', 'proxy.json'))).toBe(false);
   });
 
   it('starts nothing without the option', async () => {
