@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load-config.js';
@@ -30,6 +29,8 @@ export async function startResidentProxy(loaded: LoadedConfig, cliPath: string):
   // Nobody watches a background process: what it says (why it could not start, reloads, its
   // idle exit) is appended to a log beside its address file.
   const log = await open(join(svcDir, LOG_FILE), 'a', 0o600);
+  // Loaded only here: every other hook call would pay for a module it does not use.
+  const { spawn } = await import('node:child_process');
   try {
     const child = spawn(process.execPath, [cliPath, 'proxy', '--config', configFile, '--port', '0', '--idle-exit', settings.idleExit, '--wait-for-ledger', LEDGER_WAIT], {
       cwd: dirname(configFile),
