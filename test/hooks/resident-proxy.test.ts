@@ -144,18 +144,18 @@ describe('svc proxy --idle-exit', () => {
 
 describe('svc hook with hooks.residentProxy', () => {
   it('decides the first call locally and starts a proxy; the next calls go to it until it has been idle', async () => {
-    const ws = await workspace('resident', ['residentProxy:', '  idleExit: 3s']);
+    const ws = await workspace('resident', ['residentProxy:', '  idleExit: 5s']);
     expect(await hookJson(ws, 'ls src')).toMatchObject({ mode: 'local', decision: 'no_opinion' });
     const proxy = await waitFor('the resident proxy', () => liveProxy(ws));
 
     expect(await hookJson(ws, 'cat src/app.ts')).toMatchObject({ mode: 'proxy', decision: 'no_opinion' });
     expect(await hookJson(ws, 'cat .env')).toMatchObject({ mode: 'proxy', decision: 'deny' });
 
-    // Idle for 3 s: it exits, and the next call decides locally again.
+    // Idle for 5 s (long enough for a slow machine to start the calls above): it exits.
     await waitFor('the idle proxy to exit', async () => (isAlive(proxy.pid) || existsSync(join(ws, '.svc', 'proxy.json')) ? undefined : true));
     const log = await readFile(join(ws, '.svc', 'resident-proxy.log'), 'utf8');
     expect(log).toContain(`svc proxy listening on ${proxy.url}`);
-    expect(log).toContain('no request for 3s, exiting');
+    expect(log).toContain('no request for 5s, exiting');
     const verified = await runCli(['verify-export', join(ws, '.svc', 'ledger.jsonl')], { env });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const ledger = await readFile(join(ws, '.svc', 'ledger.jsonl'), 'utf8');
@@ -163,7 +163,7 @@ describe('svc hook with hooks.residentProxy', () => {
   });
 
   it('starts one proxy for calls that arrive together', async () => {
-    const ws = await workspace('together', ['residentProxy:', '  idleExit: 3s']);
+    const ws = await workspace('together', ['residentProxy:', '  idleExit: 5s']);
     const answers = await Promise.all(['ls', 'ls src', 'cat src/app.ts', 'wc -l src/app.ts'].map((command) => hookJson(ws, command)));
     for (const answer of answers) expect(answer.decision).toBe('no_opinion');
     const proxy = await waitFor('the resident proxy', () => liveProxy(ws));
