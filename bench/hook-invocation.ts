@@ -93,7 +93,12 @@ async function measureResident(runs: number, event: string, ws: string, env: Nod
     return await measure(runs, event, ws, env);
   } finally {
     process.kill(pid, 'SIGTERM');
-    while (existsSync(addressFile)) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Its clean stop removes the address file; a proxy that does not stop must not hang the bench.
+    const stopBy = Date.now() + 30_000;
+    while (existsSync(addressFile)) {
+      if (Date.now() > stopBy) throw new Error(`the resident proxy (pid ${pid}) did not stop within 30 s of SIGTERM`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 
