@@ -77,7 +77,7 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
       return fail(report, { code: 'checkpoint_signature_invalid', message: (error as Error).message, file: sidecarPath });
     }
   }
-  const { chain, replayed, defect } = await runPasses(path, options, [], sidecarSize);
+  const { chain, replayed, defect } = await runPasses(path, options, { projections: [], fileDigest: false, ...(sidecarSize !== undefined && { rootAtSize: sidecarSize }) });
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, defect);
   if (sidecar !== undefined && sidecarSize !== undefined) {
@@ -96,16 +96,28 @@ function verifySidecar(chain: ChainSummary, options: VerifyOptions, note: string
   return verifyLedgerNote(identityOf(chain, options.pinnedKey), note, size, Buffer.from(chain.rootAtSize, 'base64'));
 }
 
+/** What the passes must also produce: the projections to digest, the ledger's own digest, the root at a sidecar's size. */
+interface PassRequest {
+  projections: string[];
+  fileDigest: boolean;
+  rootAtSize?: number;
+}
+
 /**
- * The chain checks (on a worker thread) and the projection replay (here) run at once over the
- * same bytes. The first defect in seq order wins: a line defect, or an execution whose pair
+ * The chain checks (on a worker thread) and the projection replay (on another) run at once over
+ * the same bytes. The first defect in seq order wins: a line defect, or an execution whose pair
  * does not hold (judged only from records that passed the checks before it).
  */
-async function runPasses(path: string, options: VerifyOptions, projections: string[], rootAtSize?: number): Promise<{ chain: ChainSummary; replayed: ReplayDigest; defect?: Defect }> {
+async function runPasses(path: string, options: VerifyOptions, request: PassRequest): Promise<{ chain: ChainSummary; replayed: ReplayDigest; defect?: Defect }> {
   const end = (await stat(path)).size;
   const [chain, replayed] = await Promise.all([
-    runChainPassInWorker(path, { end, ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }), ...(rootAtSize !== undefined && { rootAtSize }) }),
-    digestReplayPassInWorker(path, { end, projections }, options.onProgress),
+    runChainPassInWorker(path, {
+      end,
+      fileDigest: request.fileDigest,
+      ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }),
+      ...(request.rootAtSize !== undefined && { rootAtSize: request.rootAtSize }),
+    }),
+    digestReplayPassInWorker(path, { end, projections: request.projections }, options.onProgress),
   ]);
   let defect = chain.defect;
   const violation = replayed.violation;
@@ -150,7 +162,7 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   }
 
   // 2. One pass over the ledger, replaying every projection into digests.
-  const { chain, replayed, defect } = await runPasses(ledgerPath, options, PROJECTION_FILES);
+  const { chain, replayed, defect } = await runPasses(ledgerPath, options, { projections: PROJECTION_FILES, fileDigest: true });
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, { ...defect, file: BUNDLE_LEDGER });
 

@@ -47,6 +47,19 @@ describe('export, verify-export and prove-equivalence', () => {
     expect((await verifyExport(out)).defect?.code).toBe('subject_digest_mismatch');
   });
 
+  it('detects a bundle ledger replaced by another valid ledger: the attestation names its digest', async () => {
+    const { dir, path } = await sampleLedger();
+    const out = join(dir, 'bundle');
+    await exportLedger({ ledgerPath: path, outDir: out, key: ledgerKey });
+    const lines = (await readFile(join(out, 'ledger.jsonl'), 'utf8')).split('\n');
+    const prefix = `${lines.slice(0, -3).join('\n')}\n`;
+    // A valid ledger of its own (kept apart from the source ledger's checkpoint sidecar, which covers more).
+    await writeFile(join(dir, 'prefix.jsonl'), prefix);
+    expect((await verifyExport(join(dir, 'prefix.jsonl'))).valid).toBe(true);
+    await writeFile(join(out, 'ledger.jsonl'), prefix);
+    expect((await verifyExport(out)).defect).toMatchObject({ code: 'subject_digest_mismatch', file: 'ledger.jsonl' });
+  });
+
   it('proves every execution and the proof verifies without the ledger', async () => {
     const { dir, path } = await sampleLedger();
     const result = await proveEquivalence({ ledgerPath: path });
