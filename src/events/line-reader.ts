@@ -38,12 +38,14 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
     let carry: Buffer = Buffer.alloc(0);
     let position = options.start ?? 0;
     while (position < end) {
-      const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, end - position));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      // The unfinished line left from the last chunk goes first, then the file is read in after
+      // it: only that line is copied, not the whole chunk.
+      const buffer = Buffer.allocUnsafe(carry.length + Math.min(chunkBytes, end - position));
+      carry.copy(buffer);
+      const { bytesRead } = await handle.read(buffer, carry.length, buffer.length - carry.length, position);
       if (bytesRead === 0) break;
-      const chunk = buffer.subarray(0, bytesRead);
-      options.onChunk?.(chunk);
-      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      options.onChunk?.(buffer.subarray(carry.length, carry.length + bytesRead));
+      const data = buffer.subarray(0, carry.length + bytesRead);
       const dataOffset = position - carry.length;
       position += bytesRead;
       const lines: RawLine[] = [];
