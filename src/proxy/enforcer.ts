@@ -18,6 +18,7 @@ import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
 import { openLedgerWithKey } from '../events/ledger-key.js';
 import type { LedgerWriter, Receipt } from '../events/ledger-writer.js';
 import { SvcError } from '../errors.js';
+import { HOOK_TOOLS_DESCRIPTION, isHookTool } from '../hooks/hook-tools.js';
 import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
 import { compileConfigPolicy } from '../policy/config-policy.js';
 import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
@@ -147,7 +148,24 @@ export class Enforcer {
   async authorize(input: unknown, options: RequestOptions): Promise<Decided | { invalid: ActionIssue[] }> {
     const normalized = this.normalize(input);
     if (!normalized.ok) return { invalid: normalized.issues };
+    const issues = this.contractIssues(normalized.action, options.source);
+    if (issues.length > 0) return { invalid: issues };
     return this.decide(normalized, options);
+  }
+
+  /**
+   * A pass from `/authorize` is spent by the caller's own code, with the exact payload it binds,
+   * so an action for a tool this process has a handler for must meet that handler's contract
+   * here as on `/actions`: otherwise a payload no handler would accept (two recipients in one
+   * `to`, an extra `bcc`) could still match a rule and get a pass. A hook's action is the agent's
+   * own work and meets no adapter contract, but may only name the tools hooks plan.
+   */
+  private contractIssues(action: NormalizedAction, source: ActionSource): ActionIssue[] {
+    const tool = action.capability.tool;
+    if (source === 'hook') {
+      return isHookTool(tool) ? [] : [{ path: 'capability.tool', message: `a hook's action names ${HOOK_TOOLS_DESCRIPTION}, not ${tool}` }];
+    }
+    return this.handlers.get(tool)?.validate(action) ?? [];
   }
 
   /** `/actions`: decides, and for a pass verifies it again and runs the registered handler. */

@@ -207,11 +207,12 @@ describe('svc proxy refuses foreign hosts, foreign origins and bad bodies', () =
         for (let level = 0; level < 40; level += 1) deep = [deep];
         const error = expectError(await post(proxy.url, path, action({ capability: { tool: 'chat.message.send', resource: 'channel:eng', payload: { channel: 'eng', text: 'x', deep } } })), 400, 'schema_invalid');
         expect(error.issues?.[0]?.path).toMatch(/^capability\.payload\.deep(\.0)+$/);
-        // 32 levels is the limit, not an error.
+        // 32 levels is the limit, not an error (a tool without a handler: no payload contract but depth).
         let ok: unknown = 'bottom';
         for (let level = 0; level < 30; level += 1) ok = [ok];
-        const answer = await post(proxy.url, '/authorize', action({ capability: { tool: 'fs.file.write', resource: 'file:notes.txt', payload: { path: 'notes.txt', content: 'x', ok } } }));
+        const answer = await post(proxy.url, '/authorize', action({ capability: { tool: 'crm.note.add', resource: 'note:1', payload: { text: 'x', ok } } }));
         expect(answer.status).toBe(200);
+        expect(answer.body.decision.reasons).toEqual(['default_deny']);
       });
 
       it(`${path}: a string over 16 KiB → 400 schema_invalid`, async () => {
@@ -275,10 +276,10 @@ describe('svc proxy refuses foreign hosts, foreign origins and bad bodies', () =
   it('none of the refused requests decided anything or issued a pass, and the proxy is healthy', async () => {
     const lines = await readLedgerLines(ws.ledger);
     const issued = recordsOfType(lines, 'actionpass.issued');
-    // Only the requests that were served on purpose (loopback Host names, same origin, the 30-level payload) got passes.
+    // Only the requests that were served on purpose (loopback Host names, same origin) got passes.
     const served = issued.slice(passesBefore).map((line) => line.record.data.claims.resource as string);
-    expect(served.every((resource) => resource === 'channel:eng' || resource === 'file:notes.txt')).toBe(true);
-    expect(served.length).toBe(6 + 2 + 2);
+    expect(served.every((resource) => resource === 'channel:eng')).toBe(true);
+    expect(served.length).toBe(6 + 2);
     expect((await get(proxy.url, '/healthz')).status).toBe(200);
     expect(proxy.child.exitCode).toBeNull();
   });

@@ -191,6 +191,34 @@ describe('svc proxy over HTTP: deny, allow, step-up, altered body, replayed appr
     expect(await filesUnder(ws.outbox)).toEqual(before);
   });
 
+  it('/authorize holds a tool with a handler to its contract: a payload /actions would refuse gets no pass and no record', async () => {
+    const internal = emailAction('ana@acme.example', 'status', 'all green');
+    const capability = (internal as { capability: { payload: Record<string, unknown> } }).capability;
+    const smuggled = [
+      // Each of these matched the example's `to: { glob: "*@acme.example" }` allow rule.
+      { ...internal, capability: { ...capability, resource: 'mailbox:evil@evil.example, ana@acme.example', payload: { ...capability.payload, to: 'evil@evil.example, ana@acme.example' } } },
+      { ...internal, capability: { ...capability, payload: { ...capability.payload, bcc: 'evil@evil.example' } } },
+      // The rule reads payload.channel; the resource names another channel.
+      action({ capability: { tool: 'chat.message.send', resource: 'channel:random', payload: { channel: 'eng', text: 'hi' } } }),
+    ];
+    const before = (await readLedgerLines(ws.ledger)).length;
+    for (const body of smuggled) {
+      const answer = await post(proxy.url, '/authorize', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.code).toBe('schema_invalid');
+      expect(answer.body.actionPass).toBeUndefined();
+    }
+    // The hook mark cannot carry an adapter call past its contract either.
+    const marked = await post(proxy.url, '/authorize', smuggled[1], { 'svc-source': 'hook' });
+    expect(marked.status).toBe(400);
+    expect(marked.body.error.message).toContain('a hook\'s action names');
+    expect((await readLedgerLines(ws.ledger)).length).toBe(before);
+
+    const plain = await post<DecisionBody>(proxy.url, '/authorize', internal);
+    expect(plain.body.decision.decision).toBe('allow');
+    expect(plain.body.actionPass?.claims.resource).toBe('mailbox:ana@acme.example');
+  });
+
   it('an external recipient steps up: pending approval bound to the exact payload, nothing sent', async () => {
     const answer = await post<DecisionBody>(proxy.url, '/actions', external);
     expect(answer.status).toBe(200);
