@@ -12,9 +12,10 @@
  */
 import * as z from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
+import { isoSeconds, numericDateSchema } from '../events/numeric-date.js';
 import { SvcError } from '../errors.js';
 import { signCompactJws } from './jws.js';
-import { isoSeconds, verifySignedToken } from './signed-token.js';
+import { verifySignedToken } from './signed-token.js';
 import type { SigningKey } from './keys.js';
 import type { TrustIndex } from './trust-store.js';
 
@@ -68,16 +69,15 @@ const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'cont
 // The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
 const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
 const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
-const numericDate = z.number().int().min(0);
 
 const claimsSchema = z
   .strictObject({
     iss: text(200),
     sub: z.string().regex(/^agent:[^\s\p{Cc}]{1,128}$/u, 'expected agent:<name>'),
     aud: text(200),
-    iat: numericDate,
-    nbf: numericDate,
-    exp: numericDate,
+    iat: numericDateSchema,
+    nbf: numericDateSchema,
+    exp: numericDateSchema,
     jti: identifier,
     tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
     tool: text(400),

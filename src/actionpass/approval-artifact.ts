@@ -14,9 +14,10 @@
  */
 import * as z from 'zod';
 import { SHA256_PATTERN } from '../events/canonical.js';
+import { isoSeconds, numericDateSchema } from '../events/numeric-date.js';
 import { SvcError } from '../errors.js';
 import { signCompactJws } from './jws.js';
-import { isoSeconds, verifySignedToken } from './signed-token.js';
+import { verifySignedToken } from './signed-token.js';
 import type { SigningKey } from './keys.js';
 import { REVIEWER_IDENTITY_PATTERN, type TrustIndex } from './trust-store.js';
 
@@ -56,7 +57,6 @@ export interface ApprovalExpectations {
 // The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
 const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
 const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
-const numericDate = z.number().int().min(0);
 
 const claimsSchema = z
   .strictObject({
@@ -68,8 +68,8 @@ const claimsSchema = z
     mode: z.enum(['human', 'policy_override']),
     // Free text from a person: tabs and line feeds are fine, other control characters are not.
     reason: z.string().max(4096).regex(/^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/u, 'contains control characters other than tab and line feed'),
-    iat: numericDate,
-    exp: numericDate,
+    iat: numericDateSchema,
+    exp: numericDateSchema,
     tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
   })
   .refine((claims) => claims.iat <= claims.exp, 'exp is before iat: the approval is never valid');

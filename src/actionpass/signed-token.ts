@@ -20,9 +20,3 @@ export function verifySignedToken(token: string, expected: { typ: string; role: 
   if (!verifyCompactJws(parsed, resolution.key.publicKey)) return { ok: false, message: `signature does not verify under key ${JSON.stringify(kid)}` };
   return { ok: true, claims: parsed.claims, kid, signer: resolution.key };
 }
-
-/** A NumericDate as RFC 3339, for messages; whatever it is if it is not a date. */
-export function isoSeconds(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return Number.isFinite(date.getTime()) ? date.toISOString() : String(seconds);
-}

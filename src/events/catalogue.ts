@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SHA256_PATTERN } from './canonical.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
+import { numericDateSchema } from './numeric-date.js';
 
 /**
  * The event catalogue of DESIGN.md section 5: one zod schema per ledger record type, joined in a
@@ -40,9 +41,9 @@ const actionPassClaimsSchema = z.looseObject({
   iss: text,
   sub: text,
   aud: text,
-  iat: z.number().int(),
-  nbf: z.number().int(),
-  exp: z.number().int(),
+  iat: numericDateSchema,
+  nbf: numericDateSchema,
+  exp: numericDateSchema,
   jti: identifier,
   tenant: text,
   tool: text,

@@ -1,4 +1,5 @@
 import { actionIdOf, type EventType, type LedgerRecord } from '../events/catalogue.js';
+import { isoSeconds } from '../events/numeric-date.js';
 
 /** A forensic filter over ledger records: which action, agent, tool, event types and time range. */
 export interface TimelineFilter {
@@ -59,7 +60,7 @@ export function describeRecord(record: LedgerRecord): string {
     case 'policy.decided':
       return `${record.data.decision} [${record.data.reasons.join(', ')}] by rule ${record.data.ruleId}`;
     case 'actionpass.issued':
-      return `ActionPass ${record.data.passId} issued for payload ${record.data.claims.payloadHash}, expires ${new Date(record.data.claims.exp * 1000).toISOString()}`;
+      return `ActionPass ${record.data.passId} issued for payload ${record.data.claims.payloadHash}, expires ${isoSeconds(record.data.claims.exp)}`;
     case 'approval.requested':
       return `approval ${record.data.approvalId} requested for payload ${record.data.payloadHash}${record.data.hosted ? ' (hosted)' : ''}`;
     case 'approval.granted':

@@ -40,3 +40,18 @@ describe('checkRecord', () => {
     );
   });
 });
+
+describe('ActionPass claims in actionpass.issued', () => {
+  const issued = records.find((record) => record.type === 'actionpass.issued') as { data: { claims: Record<string, unknown> } };
+
+  it('bounds iat, nbf and exp to NumericDates up to 9999-12-31T23:59:59Z, so every one prints as a date', () => {
+    for (const field of ['iat', 'nbf', 'exp']) {
+      for (const [value, ok] of [[253_402_300_799, true], [253_402_300_800, false], [1e15, false], [-1, false]] as const) {
+        const record = structuredClone(issued);
+        record.data.claims[field] = value;
+        expect(checkRecord(record).ok, `${field} ${value}`).toBe(ok);
+        expect(declarative(record), `${field} ${value}`).toBe(ok);
+      }
+    }
+  });
+});
