@@ -53,12 +53,43 @@ export interface Answered {
   via: string;
 }
 
+export interface SignedApproval {
+  approvalId: string;
+  payloadHash: string;
+  /** The approval artifact (a compact JWS), which whoever presents it has recorded as the grant. */
+  artifact: string;
+}
+
+/**
+ * Signs the approval artifact without recording it: for an approval opened through the SDK, whose
+ * process holds the ledger, the service presents the artifact itself (`authorize(action, {
+ * approval: artifact })`) and its enforcer records the grant with the decision it unlocks.
+ */
+export async function signApproval(options: AnswerOptions & { validForSeconds: number }): Promise<SignedApproval> {
+  return signArtifact(await workspaceOf(options), options);
+}
+
+/** Signs the approval artifact and has it recorded: by the running proxy, or in the ledger directly. */
 export async function approve(options: AnswerOptions & { validForSeconds: number }): Promise<Answered> {
+  const workspace = await workspaceOf(options);
+  const signed = await signArtifact(workspace, options);
+  const { loaded, ledgerPath } = workspace;
+  const delivered = await deliver(loaded, options.proxy ?? (await readProxyAddress(ledgerPath)), `/approvals/${encodeURIComponent(signed.approvalId)}/artifact`, { artifact: signed.artifact }, async (enforcer) => {
+    const { receipt } = await enforcer.grantApproval(signed.approvalId, signed.artifact);
+    return receipt;
+  });
+  return { approvalId: signed.approvalId, payloadHash: signed.payloadHash, ...delivered };
+}
+
+async function workspaceOf(options: AnswerOptions): Promise<{ loaded: LoadedConfig; ledgerPath: string }> {
+  const loaded = await loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
+  return { loaded, ledgerPath: options.ledger ?? resolveFromConfig(loaded, loaded.config.ledger.path) };
+}
+
+async function signArtifact({ loaded, ledgerPath }: { loaded: LoadedConfig; ledgerPath: string }, options: AnswerOptions & { validForSeconds: number }): Promise<SignedApproval> {
   if (!Number.isInteger(options.validForSeconds) || options.validForSeconds < 60 || options.validForSeconds > 7 * 86_400) {
     throw new SvcError('usage', '--valid-for is a number of seconds between 60 and 604800');
   }
-  const loaded = await loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
-  const ledgerPath = options.ledger ?? resolveFromConfig(loaded, loaded.config.ledger.path);
   const approval = await openApproval(await foldState(ledgerPath), options.approvalId);
   if (approval.status !== 'pending') throw new SvcError('approval_already_granted', `approval ${approval.approvalId} is already ${approval.status}`);
   const key = await loadReviewerKey(options.reviewer, resolveFromConfig(loaded, loaded.config.keys.trust));
@@ -75,16 +106,11 @@ export async function approve(options: AnswerOptions & { validForSeconds: number
     exp: iat + options.validForSeconds,
     tenant: loaded.config.tenant,
   });
-  const delivered = await deliver(loaded, options.proxy ?? (await readProxyAddress(ledgerPath)), `/approvals/${encodeURIComponent(approval.approvalId)}/artifact`, { artifact }, async (enforcer) => {
-    const { receipt } = await enforcer.grantApproval(approval.approvalId, artifact);
-    return receipt;
-  });
-  return { approvalId: approval.approvalId, payloadHash: approval.payloadHash, ...delivered };
+  return { approvalId: approval.approvalId, payloadHash: approval.payloadHash, artifact };
 }
 
 export async function reject(options: AnswerOptions): Promise<Answered> {
-  const loaded = await loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
-  const ledgerPath = options.ledger ?? resolveFromConfig(loaded, loaded.config.ledger.path);
+  const { loaded, ledgerPath } = await workspaceOf(options);
   const approval = await openApproval(await foldState(ledgerPath), options.approvalId);
   const delivered = await deliver(loaded, options.proxy ?? (await readProxyAddress(ledgerPath)), `/approvals/${encodeURIComponent(approval.approvalId)}/reject`, { rejectedBy: options.reviewer, reason: options.reason }, (enforcer) =>
     enforcer.rejectApproval(approval.approvalId, options.reviewer, options.reason),
@@ -138,7 +164,13 @@ async function deliver(
     if (!isConnectionRefused(error) || proxyUrl !== undefined) throw new SvcError('proxy_unreachable', `cannot reach svc proxy at ${url}: ${(error as Error).message}`);
     // No proxy at the configured address: record directly. If a proxy runs elsewhere, it holds the
     // ledger lock and this fails with ledger_locked; --proxy <url> then names where it listens.
-    const enforcer = await Enforcer.open(loaded);
+    const enforcer = await Enforcer.open(loaded).catch((error: unknown) => {
+      if (!(error instanceof SvcError && error.code === 'ledger_locked')) throw error;
+      throw new SvcError(
+        'ledger_locked',
+        `no svc proxy answers at ${url}, and another process holds the ledger: a proxy listening elsewhere (name it with --proxy <url>), or a service using the SDK (approve with --print-artifact and have it present the artifact: authorize(action, { approval: artifact }))`,
+      );
+    });
     try {
       const receipt = await direct(enforcer);
       return { ledger: { seq: receipt.seq, hash: receipt.hash }, via: `ledger ${enforcer.writer.path}` };

@@ -7,6 +7,7 @@ import { demoHandlers } from '../../src/adapters/demo-handlers.js';
 import { SvcError } from '../../src/errors.js';
 import { hashCanonical } from '../../src/events/canonical.js';
 import { verifyExport } from '../../src/evidence/verify-export.js';
+import { freePort, makeWorkspace, removeWorkspace, REVIEWER, svc as svcCli, svcJson } from '../support/proxy.js';
 
 /** The five verbs against a real ledger on disk, with the example config. */
 let svc: SvcClient | undefined;
@@ -76,5 +77,46 @@ describe('SDK', () => {
     const bytes = readFileSync(join(outbox, 'chat', 'ops', delivered[0] as string));
     expect(hashCanonical(JSON.parse(bytes.toString('utf8')))).toBe(answer.execution?.executedPayloadHash);
     expect(answer.execution?.executedPayloadHash).toBe(answer.actionPass?.claims && (answer.actionPass.claims as { payloadHash: string }).payloadHash);
+  });
+
+  it('step_up: the reviewer signs with --print-artifact while the service holds the ledger, and the service presents it once', async () => {
+    const ws = await makeWorkspace({ port: await freePort() });
+    try {
+      await svcJson(['keys', 'add-reviewer', '--as', REVIEWER, '--config', ws.configFile], { env: ws.env });
+      svc = await createSvc({ config: ws.configFile });
+      const payload = { to: 'partner@example.com', subject: 'q3', body: 'numbers attached' };
+      const external = { schemaVersion: 'svc.action.v0', actor: { agentId: 'agent:service' }, intent: { taskId: 'sdk-mail' }, capability: { tool: 'email.message.send', resource: `mailbox:${payload.to}`, payload } };
+      const pending = await svc.authorize(external);
+      expect(pending.status).toBe('pending_approval');
+      const approvalId = pending.approval?.approvalId as string;
+
+      // Recording the grant needs the ledger this process holds: the CLI says what to do instead.
+      const locked = await svcCli(['approvals', 'approve', approvalId, '--as', REVIEWER, '--config', ws.configFile, '--json'], { env: ws.env });
+      expect(locked.code).not.toBe(0);
+      expect(locked.stdout + locked.stderr).toContain('--print-artifact');
+
+      const signed = await svcJson<{ approvalId: string; payloadHash: string; artifact: string }>(['approvals', 'approve', approvalId, '--as', REVIEWER, '--print-artifact', '--config', ws.configFile, '--json'], { env: ws.env });
+      expect(signed).toMatchObject({ approvalId, payloadHash: hashCanonical(payload) });
+      const changed = await svc.authorize({ ...external, capability: { ...external.capability, payload: { ...payload, body: 'other numbers' } } }, { approval: signed.artifact });
+      expect(changed.status).toBe('blocked');
+      expect(changed.actionPass).toBeUndefined();
+
+      const approved = await svc.authorize(external, { approval: signed.artifact });
+      expect(approved.decision.decision).toBe('step_up');
+      expect(approved.status).toBe('decided');
+      const claims = svc.verify(approved.actionPass?.token as string, payload);
+      expect(claims.approvalId).toBe(approvalId);
+      await svc.record(claims, { outcome: 'succeeded', payload, result: { sent: true } });
+      const again = await svc.authorize(external, { approval: signed.artifact });
+      expect(again.actionPass).toBeUndefined();
+      await svc.close();
+      svc = undefined;
+
+      const report = await verifyExport(ws.ledger);
+      expect(report.valid).toBe(true);
+      expect(report.equivalence.equivalent).toBe(1);
+    } finally {
+      await removeWorkspace(ws);
+    }
   });
 });

@@ -26,6 +26,7 @@ Examples:
   svc approvals list
   svc approvals show apr_3xQ...
   svc approvals approve apr_3xQ... --as user:lead@acme.example --reason "partner expects it"
+  svc approvals approve apr_3xQ... --as user:lead@acme.example --print-artifact   # for an SDK service
   svc approvals reject apr_3xQ... --as user:lead@acme.example --reason "not this quarter"`);
 
   approvals
@@ -72,12 +73,18 @@ Examples:
     .option('--reason <text>', 'why it is approved (recorded in the artifact)', 'approved by reviewer')
     .option('--valid-for <seconds>', 'how long the approval may be used', '3600')
     .option('--proxy <url>', 'the running proxy (default: http://<proxy.host>:<proxy.port> of svc.yml; without a proxy the ledger is written directly)')
+    .option('--print-artifact', 'only sign: print the approval artifact and record nothing, for a service using the SDK to present (it records the grant)')
     .option('--config <file>', CONFIG_HELP)
     .option('--ledger <file>', 'the ledger to read (default: ledger.path of svc.yml)')
     .option('--json', 'print JSON')
-    .action(async (approvalId: string, options: ApprovalOptions & { as: string; reason: string; validFor: string }) => {
-      const { approve } = await import('../../approvals/approval-desk.js');
-      const result = await approve({ ...options, approvalId, reviewer: options.as, validForSeconds: Number(options.validFor) });
+    .action(async (approvalId: string, options: ApprovalOptions & { as: string; reason: string; validFor: string; printArtifact?: boolean }) => {
+      const { approve, signApproval } = await import('../../approvals/approval-desk.js');
+      const answer = { ...options, approvalId, reviewer: options.as, validForSeconds: Number(options.validFor) };
+      if (options.printArtifact) {
+        const signed = await signApproval(answer);
+        return options.json ? printJson(signed) : printLine(signed.artifact);
+      }
+      const result = await approve(answer);
       if (options.json) return printJson(result);
       printLine(`approved ${approvalId} as ${options.as} for payload ${result.payloadHash}`);
       printLine(`recorded at ledger seq ${result.ledger.seq} (${result.via})`);
