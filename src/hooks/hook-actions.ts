@@ -3,6 +3,7 @@ import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actio
 import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
 import { findProtectedInside } from './protected-inside.js';
+import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
 /**
@@ -41,13 +42,15 @@ export function planHookActions(event: HookEvent, tools: PlanTools): PlannedActi
     return promptMentions(event.prompt).map((mention) => fileAction(make, 'read', tools.resolvePath(mention, context), { via: 'prompt @mention' }));
   }
   // One tool call may name several targets (a multi-file patch): each is planned like the first.
-  return [event.call, ...(event.additionalCalls ?? [])].flatMap((call) => planToolCall(call, event.toolName, context, make, tools));
+  const skipsIgnored = event.runtime === 'claude-code' && event.toolName === 'Grep';
+  return [event.call, ...(event.additionalCalls ?? [])].flatMap((call) => planToolCall(call, event.toolName, context, make, tools, skipsIgnored));
 }
 
-function planToolCall(call: ToolCall, toolName: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+/** `skipsIgnored`: the tool is Claude Code's Grep, which runs ripgrep and so leaves gitignored files unread (ripgrep-skips.ts). */
+function planToolCall(call: ToolCall, toolName: string, context: ShellContext, make: ActionMaker, tools: PlanTools, skipsIgnored: boolean): PlannedAction[] {
   switch (call.kind) {
     case 'shell':
-      return planShell(call.command, context, make, tools);
+      return call.dialect === 'powershell' ? planPowerShell(call.command, context, make, tools) : planShell(call.command, context, make, tools);
     case 'read':
       return [fileAction(make, 'read', tools.resolvePath(call.path, context), { via: toolName })];
     case 'write': {
@@ -60,12 +63,17 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
         return [make(`list ${target.path}`, 'fs.directory.list', fileResource(target.path), { path: cut(target.path), pattern: cut(call.pattern), via: toolName })];
       }
       const operation: FileOperation = { kind: 'read', path: target.path, ...(target.realPath && { realPath: target.realPath }), recursive: isDirectory(target.path), via: toolName };
-      return withProtectedInside([operation], tools).map((op) => operationAction(make, op, { pattern: cut(call.pattern), ...(call.glob !== undefined && { glob: cut(call.glob) }) }));
+      // A glob overrides ripgrep's ignore rules, so with one every file under the path may be read.
+      const skipped = skipsIgnored && call.glob === undefined ? (found: FileOperation) => found.path !== undefined && ignoredByRipgrep(found.path, target.path) : undefined;
+      return withProtectedInside([operation], tools, skipped).map((op) => operationAction(make, op, { pattern: cut(call.pattern), ...(call.glob !== undefined && { glob: cut(call.glob) }) }));
     }
     case 'fetch':
       return [make(`fetch ${call.url}`, 'web.page.fetch', resource('url', call.url), { url: cut(call.url) })];
     case 'mcp':
-      return [make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload)];
+      return [
+        make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload),
+        ...mcpPaths(call.tool, call.arguments).map(({ kind, text, key }) => fileAction(make, kind, tools.resolvePath(text, context), { via: `${toolName} argument ${key}` })),
+      ];
     case 'other':
       return [];
   }
@@ -82,14 +90,95 @@ function planShell(command: string, context: ShellContext, make: ActionMaker, to
   return actions;
 }
 
-/** Adds, after every recursive read, a read of each protected file inside it (or a dynamic read when the walk was cut short). */
-function withProtectedInside(operations: readonly FileOperation[], tools: PlanTools): FileOperation[] {
+/**
+ * A PowerShell command is not analysed: svc has no PowerShell grammar, and reading it as bash
+ * misreads it (`Get-Content .\.env` would be `..env`). So it is a command whose files are known
+ * only at run time (a dynamic read: step_up by default), plus a read of every word of it that
+ * names a protected path, so `type .env` or `gc ~\.aws\credentials` is denied outright.
+ */
+function planPowerShell(command: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+  const bound = { ...boundCommand(command), cwd: context.cwd, shell: 'powershell' };
+  const actions: PlannedAction[] = [make(`run PowerShell \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), bound)];
+  const words = new Set(command.split(POWERSHELL_SEPARATORS).filter((word) => word !== '' && !word.startsWith('-')));
+  let checked = 0;
+  for (const word of words) {
+    // A command long enough to hold thousands of words still steps up below; only the outright deny is capped.
+    if ((checked += 1) > MAX_POWERSHELL_WORDS) break;
+    const target = tools.resolvePath(word.replace(/^\$(?:env:)?(?:HOME|USERPROFILE)(?=[\\/]|$)/i, '~').replaceAll('\\', '/'), context);
+    if (tools.protects(target.path) !== undefined || (target.realPath !== undefined && tools.protects(target.realPath) !== undefined)) {
+      actions.push(fileAction(make, 'read', target, { ...bound, via: 'a PowerShell command naming it' }));
+    }
+  }
+  actions.push(operationAction(make, { kind: 'read', dynamic: { text: preview(command), reason: 'unsupported' }, via: 'a PowerShell command, which svc does not analyse' }, bound));
+  return actions;
+}
+
+/** What separates the words of a PowerShell command, roughly: enough to find the paths in it. */
+const POWERSHELL_SEPARATORS = /[\s;|&(){}'"`,=<>]+/;
+const MAX_POWERSHELL_WORDS = 256;
+
+/** Argument names under which MCP servers commonly take a file path; a list under them is a list of paths. */
+const MCP_PATH_KEYS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'file_path', 'filepath', 'filepaths', 'file_paths', 'source', 'sources', 'src', 'directory', 'dir', 'dir_path', 'root', 'uri']);
+const MCP_DESTINATION_KEYS = new Set(['destination', 'dest', 'target', 'target_path', 'output', 'output_path', 'new_path']);
+/** Tool names that change the files they are given. */
+const MCP_WRITING_TOOL = /write|edit|create|move|rename|delete|remove|put|upload|save|patch|append|mkdir|copy/i;
+const MAX_MCP_PATHS = 64;
+
+/**
+ * The file paths among an MCP call's arguments (nested objects and lists included, up to a few
+ * levels): each is a file action besides the `mcp.<server>.<tool>` one, so a filesystem server's
+ * `read_file {"path": ".env"}` meets the protected paths like the runtime's own Read. A path a
+ * writing tool is given, or a destination, is a write; the rest are reads. A `file://` URI is its path.
+ */
+function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' | 'write'; text: string; key: string }[] {
+  const found: { kind: 'read' | 'write'; text: string; key: string }[] = [];
+  const writes = MCP_WRITING_TOOL.test(tool);
+  const visit = (value: unknown, key: string, depth: number, pathKey: 'read' | 'write' | undefined): void => {
+    if (found.length >= MAX_MCP_PATHS || depth > 4) return;
+    if (typeof value === 'string') {
+      if (pathKey === undefined || value === '' || value.includes('\0')) return;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.toLowerCase().startsWith('file://')) return;
+      const text = value.toLowerCase().startsWith('file://') ? decodeFileUri(value) : value;
+      if (text !== undefined) found.push({ kind: pathKey, text, key });
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, key, depth + 1, pathKey);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    for (const [name, item] of Object.entries(value)) {
+      const lower = name.toLowerCase();
+      const kind = MCP_DESTINATION_KEYS.has(lower) ? 'write' : MCP_PATH_KEYS.has(lower) ? (writes ? 'write' : 'read') : undefined;
+      visit(item, key === '' ? name : `${key}.${name}`, depth + 1, kind);
+    }
+  };
+  visit(args, '', 0, undefined);
+  return found;
+}
+
+function decodeFileUri(uri: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(uri).pathname);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Adds, after every recursive read, a read of each protected file inside it (or a dynamic read
+ * when the walk was cut short). `skipped` drops the files the reading tool is known to leave unread.
+ */
+function withProtectedInside(operations: readonly FileOperation[], tools: PlanTools, skipped?: (found: FileOperation) => boolean): FileOperation[] {
   const expanded: FileOperation[] = [];
   for (const operation of operations) {
     expanded.push(operation);
     if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
     const inside = findProtectedInside(operation.path, tools.protects);
-    for (const found of inside.found) expanded.push({ kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` });
+    for (const found of inside.found) {
+      const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
+      if (!skipped?.(read)) expanded.push(read);
+    }
     if (!inside.complete) {
       expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${operation.path} is too large to check for protected files` });
     }
@@ -132,10 +221,13 @@ function actionMaker(event: HookEvent): ActionMaker {
 /** `@path` mentions in a prompt: the runtime inlines those files, and no tool hook fires for them. */
 export function promptMentions(prompt: string): string[] {
   const mentions = new Set<string>();
-  for (const match of prompt.matchAll(/(?:^|\s)@("[^"\n]+"|[^\s"]+)/g)) {
+  // After a space, the start, or punctuation (`(@.env)`, `"@.env"`, `x,@.env`); not inside a word (`me@example.com`).
+  for (const match of prompt.matchAll(/(?:^|[\s([{<"'`,;:|=])@("[^"\n]+"|[^\s"'`]+)/g)) {
     const quoted = (match[1] as string).replace(/^"|"$/g, '');
-    // Sentence punctuation after a mention is not part of the path (`@.` and `@..` are paths).
-    const raw = /^\.+$/.test(quoted) ? quoted : quoted.replace(/[.,;:!?)\]}>]+$/, '');
+    // Sentence punctuation after a mention is not part of the path (`@.` and `@..` are paths),
+    // nor is a line reference (`@src/a.ts#L10-20`, `@src/a.ts:10-20`): the file is read all the same.
+    const trimmed = /^\.+$/.test(quoted) ? quoted : quoted.replace(/[.,;:!?)\]}>]+$/, '');
+    const raw = trimmed.replace(/#L?\d+(?:-L?\d+)?$/, '').replace(/:\d+(?:-\d+)?$/, '');
     if (raw !== '' && !raw.includes('@')) mentions.add(raw);
   }
   return [...mentions];

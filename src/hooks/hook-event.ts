@@ -9,8 +9,12 @@ export type HookRuntime = (typeof HOOK_RUNTIMES)[number];
 
 /** What the agent is about to do, as far as authorization is concerned. */
 export type ToolCall =
-  /** A shell command line (Claude Code's Bash, Cursor's beforeShellExecution, ...). */
-  | { kind: 'shell'; command: string }
+  /**
+   * A shell command line (Claude Code's Bash, Cursor's beforeShellExecution, ...), in bash unless
+   * `dialect` says otherwise: a PowerShell command (Copilot's `powershell` tool) is not bash, and
+   * the bash analysis would misread it (`.\.env` is not `..env`).
+   */
+  | { kind: 'shell'; command: string; dialect?: 'powershell' }
   /** A whole-file read by the runtime's own file tool. */
   | { kind: 'read'; path: string }
   /** A file creation or edit by the runtime's own tool; `input` is the tool input, bound into the payload. */

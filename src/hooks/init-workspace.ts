@@ -1,5 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
 import { DEFAULT_CONFIG_FILE, parseConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { HookRuntime } from './hook-event.js';
@@ -13,22 +14,105 @@ import { installHook } from './install/index.js';
 export interface InitOptions {
   workspace: string;
   runtime: HookRuntime;
-  /** How the runtime starts svc: `svc` on PATH, or for example `npx svc`. */
-  svcCommand: string;
+  /**
+   * How the runtime starts svc, when the user says (`npx svc`). By default the node binary
+   * running this process and `cliPath`, both absolute: a bare `svc` that is missing from the
+   * agent's PATH exits 127, which the runtimes treat as a hook that did not object.
+   */
+  svcCommand?: string;
+  /** The svc script (dist/src/cli/main.js) to run the hook with; without it (and without `svcCommand`), `svc` from PATH. */
+  cliPath?: string;
+  /** For the user-level settings checked for a switched-off hook (default: the home directory). */
+  home?: string;
 }
 
 export interface InitStep {
   file: string;
   changed: boolean;
   what: string;
+  /** Something the user must fix for the hook to protect anything. */
+  warning?: string;
 }
+
+/**
+ * Runtimes that run a hook command through a shell and block on exit 2: there `|| exit 2`
+ * turns a hook that cannot start (node or svc gone: 127) into a refusal. Cursor blocks a
+ * failed hook by itself (`failClosed`); Copilot ignores any hook that exits non-zero; Codex
+ * does not document running the command through a shell, so nothing is appended there.
+ */
+const SHELL_FAIL_CLOSED = new Set<HookRuntime>(['claude-code', 'gemini']);
 
 export async function initWorkspace(options: InitOptions): Promise<InitStep[]> {
   const steps: InitStep[] = [];
-  steps.push(await writeConfigIfMissing(options.workspace));
-  const hook = await installHook(options.runtime, { workspace: options.workspace, command: `${options.svcCommand} hook ${options.runtime}` });
-  steps.push({ ...hook, what: hook.changed ? `added \`${options.svcCommand} hook ${options.runtime}\` to the ${options.runtime} hook settings` : `the ${options.runtime} hook is already set up` });
+  const config = await writeConfigIfMissing(options.workspace);
+  steps.push(config);
+  const { command, powershell, warning } = hookCommand(options, config.file);
+  const hook = await installHook(options.runtime, { workspace: options.workspace, command, powershellCommand: powershell });
+  steps.push({ ...hook, what: hook.changed ? `added \`${command}\` to the ${options.runtime} hook settings` : `the ${options.runtime} hook is already set up`, ...(warning !== undefined && { warning }) });
   steps.push(await ignoreStateDirectory(options.workspace));
+  if (options.runtime === 'claude-code') steps.push(...(await switchedOffHooks(options.workspace, options.home ?? homedir())));
+  return steps;
+}
+
+/**
+ * The hook command: svc started by absolute path, pinned to this workspace's svc.yml with
+ * `--config` (without it the hook would look for a svc.yml from each call's cwd, and one
+ * brought in with a cloned repository could answer for it), and where the runtime allows, a
+ * fallback that refuses when the hook cannot run at all.
+ */
+function hookCommand(options: InitOptions, configFile: string): { command: string; powershell: string; warning?: string } {
+  let start: string;
+  let startPowershell: string;
+  let warning: string | undefined;
+  if (options.svcCommand !== undefined) {
+    start = startPowershell = options.svcCommand;
+    const program = options.svcCommand.trim().split(/\s+/)[0] ?? '';
+    if (!isAbsolute(program)) warning = `the hook starts svc as \`${options.svcCommand}\`, found on the agent's PATH when it runs: if it is missing there the hook does not run`;
+  } else if (options.cliPath !== undefined) {
+    start = `${shellQuote(process.execPath)} ${shellQuote(options.cliPath)}`;
+    startPowershell = `& ${powershellQuote(process.execPath)} ${powershellQuote(options.cliPath)}`;
+  } else {
+    start = startPowershell = 'svc';
+    warning = 'svc could not find its own executable, so the hook starts `svc` from the agent\'s PATH: if it is missing there the hook does not run; run `svc init` from an installed svc';
+  }
+  const args = `hook ${options.runtime} --config`;
+  const fallback = SHELL_FAIL_CLOSED.has(options.runtime) ? ' || exit 2' : '';
+  return {
+    command: `${start} ${args} ${shellQuote(configFile)}${fallback}`,
+    powershell: `${startPowershell} ${args} ${powershellQuote(configFile)}`,
+    ...(warning !== undefined && { warning }),
+  };
+}
+
+const PLAIN_WORD = /^[\w@%+=:,./-]+$/;
+
+function shellQuote(word: string): string {
+  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function powershellQuote(word: string): string {
+  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Claude Code skips every hook when a settings file it reads says `disableAllHooks: true`; the
+ * hook svc just installed would then never run, so `svc init` says so instead of reporting a
+ * protected workspace.
+ */
+async function switchedOffHooks(workspace: string, home: string): Promise<InitStep[]> {
+  const files = [join(workspace, '.claude/settings.json'), join(workspace, '.claude/settings.local.json'), join(home, '.claude/settings.json')];
+  const steps: InitStep[] = [];
+  for (const file of files) {
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    let disabled = false;
+    try {
+      disabled = (JSON.parse(text) as { disableAllHooks?: unknown }).disableAllHooks === true;
+    } catch {
+      // Not JSON: Claude Code cannot read it either, and the hook install reports the project file.
+    }
+    if (disabled) steps.push({ file, changed: false, what: 'disableAllHooks is true', warning: `${file} sets "disableAllHooks": true, so Claude Code runs no hook, svc's included: remove it` });
+  }
   return steps;
 }
 

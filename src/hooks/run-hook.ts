@@ -105,7 +105,7 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
   const tools = adapt ? adapt(base) : base;
   return {
     async decide(event, protocol, authorize) {
-      if (event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell')) analyzer ??= await loadShellAnalyzer();
+      if (event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell' && call.dialect === undefined)) analyzer ??= await loadShellAnalyzer();
       const stepUp = config.hooks.stepUp === 'ask' && protocol.supports.ask ? 'ask' : 'deny';
       const evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
       return { output: protocol.formatVerdict(evaluation.verdict, event), evaluation };

@@ -1,4 +1,6 @@
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import * as z from 'zod';
 import type { NormalizedAction } from '../actionpass/action.js';
@@ -15,7 +17,9 @@ import type { NormalizedAction } from '../actionpass/action.js';
  *   `/etc/shadow`          absolute
  *   `config/secrets.yml`   relative to the workspace (the directory of svc.yml)
  * A pattern protects the path it names and everything under it. `*` stays inside a segment, `**`
- * crosses them, and dot files are matched like any other (a secret is usually a dot file).
+ * crosses them, and dot files are matched like any other (a secret is usually a dot file). On
+ * macOS and Windows, whose default filesystems ignore case, matching ignores case too: there
+ * `cat .ENV` reads `.env`.
  */
 
 export const DEFAULT_READ_PROTECTED: readonly string[] = [
@@ -48,7 +52,13 @@ export const DEFAULT_READ_PROTECTED: readonly string[] = [
   '.svc/keys',
 ];
 
-/** The guard's own files: an agent that can rewrite them can switch the guard off. */
+/**
+ * The guard's own files: an agent that can rewrite them can switch the guard off. Besides svc's
+ * own, every place a supported runtime reads hooks from (src/hooks/install), in the project and
+ * in the home directory: a user-level `disableAllHooks: true` or an emptied hook list turns the
+ * project's hook off as surely as editing it. The running svc itself (its package and the `svc`
+ * on PATH) is added at run time by `compileProtectedPaths`.
+ */
 export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   'svc.yml',
   'svc.mcp.lock',
@@ -59,6 +69,12 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '.gemini/settings.json',
   '.codex',
   '.github/hooks',
+  '~/.claude/settings.json',
+  '~/.claude/settings.local.json',
+  '~/.cursor/hooks.json',
+  '~/.gemini/settings.json',
+  '~/.codex',
+  '~/.copilot',
 ];
 
 const pathPattern = z.string().min(1, 'a path pattern cannot be empty').max(1024).refine((pattern) => !pattern.includes('\0'), 'a path pattern cannot contain NUL');
@@ -98,6 +114,17 @@ export interface GuardPlaces {
   home: string;
   /** The config file in force, write-protected whatever its name (it is not in the hashed config). */
   configFile?: string;
+  /**
+   * Whose filesystem rules to match by (default: this process's). On darwin and win32 names
+   * are matched ignoring case, as APFS and NTFS resolve them by default. An input rather than a
+   * global so that a Linux test run can check both.
+   */
+  platform?: NodeJS.Platform;
+  /**
+   * The running svc (its package and executables), write-protected with the defaults; by
+   * default found from this module's own location and PATH (`runningSvcFiles`).
+   */
+  svcFiles?: readonly string[];
 }
 
 type PathTest = (path: string) => boolean;
@@ -108,8 +135,13 @@ interface CompiledPattern {
 }
 
 export function compileProtectedPaths(config: ProtectedPathsConfig, places: GuardPlaces): PathGuard {
-  const readPatterns = [...(config.defaults ? DEFAULT_READ_PROTECTED : []), ...config.read].map((pattern) => compilePattern(pattern, places));
-  const writePatterns = [...(config.defaults ? DEFAULT_WRITE_PROTECTED : []), ...config.write, ...(places.configFile ? [places.configFile] : [])].map((pattern) => compilePattern(pattern, places));
+  const nocase = ignoresCase(places.platform ?? process.platform);
+  const compile = (pattern: string): CompiledPattern => compilePattern(pattern, places, nocase);
+  const svcFiles = config.defaults ? (places.svcFiles ?? runningSvcFiles()) : [];
+  const readPatterns = [...(config.defaults ? DEFAULT_READ_PROTECTED : []), ...config.read].map(compile);
+  const writePatterns = [...(config.defaults ? DEFAULT_WRITE_PROTECTED : []), ...config.write, ...(places.configFile ? [places.configFile] : [])]
+    .map(compile)
+    .concat(svcFiles.map((file) => ({ ...compile(globEscape(file)), pattern: file })));
 
   const protects = (path: string, access: 'read' | 'write'): string | undefined => {
     for (const compiled of readPatterns) if (compiled.matches(path)) return compiled.pattern;
@@ -160,21 +192,19 @@ export function compileProtectedPaths(config: ProtectedPathsConfig, places: Guar
 /**
  * An agent sharing the machine with its reviewer must not approve its own request (DESIGN.md 6):
  * `svc approvals approve|reject`, `svc mcp pins approve|reset` and key changes are refused when
- * they come through a hook.
+ * they come through a hook. Recognised by the subcommand words wherever they stand, not by the
+ * program's name: svc also runs as `node …/dist/src/cli/main.js`, through `npx`, or as a copy
+ * under any name (`cp $(which svc) ./s && ./s approvals approve …`).
  */
+const SVC_KEY_VERBS = new Set(['init', 'rotate', 'revoke', 'add-reviewer']);
+
 function checkSvcCommands(argvs: unknown): GuardVerdict | undefined {
   if (!Array.isArray(argvs)) return undefined;
   for (const argv of argvs) {
     if (!Array.isArray(argv)) continue;
-    const words = argv.filter((word): word is string => typeof word === 'string');
-    const svcAt = words.findIndex((word) => basename(word) === 'svc');
-    if (svcAt < 0) continue;
-    const [command, verb, object] = words.slice(svcAt + 1).filter((word) => !word.startsWith('-'));
-    const approving = command === 'approvals' && (verb === 'approve' || verb === 'reject');
-    const keys = command === 'keys' && verb !== undefined && verb !== 'list';
-    const pinning = command === 'mcp' && verb === 'pins' && (object === 'approve' || object === 'reset');
-    if (!approving && !keys && !pinning) continue;
-    const named = [command, verb, pinning ? object : undefined].filter((word) => word !== undefined).join(' ');
+    const words = argv.filter((word): word is string => typeof word === 'string' && !word.startsWith('-'));
+    const named = reviewerCommandIn(words);
+    if (named === undefined) continue;
     return {
       decision: 'deny',
       reason: 'svc_command_protected',
@@ -185,6 +215,65 @@ function checkSvcCommands(argvs: unknown): GuardVerdict | undefined {
   return undefined;
 }
 
+/** `approvals approve`, `keys add-reviewer`, `mcp pins reset`…: the first reviewer-only subcommand among `words` (flags removed). */
+function reviewerCommandIn(words: readonly string[]): string | undefined {
+  for (let at = 0; at < words.length; at += 1) {
+    const [command, verb, object] = words.slice(at, at + 3);
+    if (command === 'approvals' && (verb === 'approve' || verb === 'reject')) return `${command} ${verb}`;
+    if (command === 'keys' && verb !== undefined && SVC_KEY_VERBS.has(verb)) return `${command} ${verb}`;
+    if (command === 'mcp' && verb === 'pins' && (object === 'approve' || object === 'reset')) return `${command} ${verb} ${object}`;
+  }
+  return undefined;
+}
+
+/**
+ * The running svc, which an agent must not rewrite: the installed package's code (`dist`,
+ * `package.json`, `node_modules` of the package root above this module: not the whole root, which
+ * is also the workspace when svc is developed with svc), the node binary running it, and the
+ * first `svc` on PATH with the file it links to. Found once per process: a few stat calls.
+ */
+let runningSvc: readonly string[] | undefined;
+
+export function runningSvcFiles(): readonly string[] {
+  runningSvc ??= findRunningSvc(fileURLToPath(import.meta.url), process.env.PATH ?? '', process.platform);
+  return runningSvc;
+}
+
+function findRunningSvc(moduleFile: string, searchPath: string, platform: NodeJS.Platform): string[] {
+  const files = new Set<string>([process.execPath]);
+  for (let dir = dirname(moduleFile); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (!existsSync(join(dir, 'package.json'))) continue;
+    const top = relative(dir, moduleFile).split(sep)[0];
+    if (top !== undefined && top !== '') files.add(join(dir, top));
+    files.add(join(dir, 'package.json'));
+    files.add(join(dir, 'node_modules'));
+    break;
+  }
+  const names = platform === 'win32' ? ['svc.cmd', 'svc.ps1', 'svc.exe', 'svc'] : ['svc'];
+  for (const dir of searchPath.split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    const found = names.map((name) => join(dir, name)).find((file) => existsSync(file));
+    if (found === undefined) continue;
+    files.add(found);
+    try {
+      files.add(realpathSync(found));
+    } catch {
+      // A link that cannot be followed protects at least its own name.
+    }
+    break;
+  }
+  return [...files];
+}
+
+function ignoresCase(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin' || platform === 'win32';
+}
+
+/** A literal path as a picomatch pattern (a file name may hold `*`, `[`, …). */
+function globEscape(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@]/g, '\\$&');
+}
+
 function describeDynamic(dynamic: unknown): string {
   if (typeof dynamic === 'object' && dynamic !== null && 'text' in dynamic && 'reason' in dynamic) {
     return `${String((dynamic as { reason: unknown }).reason).replaceAll('_', ' ')}: ${String((dynamic as { text: unknown }).text)}`;
@@ -192,8 +281,8 @@ function describeDynamic(dynamic: unknown): string {
   return 'dynamic';
 }
 
-function compilePattern(pattern: string, places: GuardPlaces): CompiledPattern {
-  const options = { dot: true, nocase: false };
+function compilePattern(pattern: string, places: GuardPlaces, nocase: boolean): CompiledPattern {
+  const options = { dot: true, nocase };
   if (!pattern.includes('/')) {
     // A bare name protects that name anywhere: test every segment of the path.
     const matchSegment = picomatch(pattern, options);

@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
+import { CLI, runCli, type CliResult } from '../support/cli.js';
 import { post, readLedgerLines, recordsOfType, sha256, startProxyProcess, svc, type LedgerLine } from '../support/proxy.js';
 
 /**
@@ -97,8 +99,8 @@ afterAll(async () => {
 describe('svc init', () => {
   it('wrote svc.yml, the Claude Code hook and the .gitignore line, and a second run changes nothing', async () => {
     const settings = JSON.parse(await readFile(join(ws, '.claude/settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    expect(JSON.stringify(settings.hooks.PreToolUse)).toContain('svc hook claude-code');
-    expect(JSON.stringify(settings.hooks.UserPromptSubmit)).toContain('svc hook claude-code');
+    expect(JSON.stringify(settings.hooks.PreToolUse)).toContain(`hook claude-code --config ${join(ws, 'svc.yml')}`);
+    expect(JSON.stringify(settings.hooks.UserPromptSubmit)).toContain(`hook claude-code --config ${join(ws, 'svc.yml')}`);
     expect(await readFile(join(ws, '.gitignore'), 'utf8')).toContain('.svc/');
     const before = await Promise.all(['svc.yml', '.claude/settings.json', '.gitignore'].map((file) => readFile(join(ws, file), 'utf8')));
     const again = await svc(['init', '--dir', ws, '--json'], { env, cwd: ws });
@@ -291,5 +293,135 @@ describe('svc hook claude-code with a proxy running for the workspace', () => {
       await proxy.stop();
     }
     expect((await evaluate(preToolUse('Bash', { command: 'cat .env' }))).mode).toBe('local');
+  });
+});
+
+/**
+ * The guard against an agent that works on the guard itself (audit 4): a svc.yml brought in with
+ * a clone, svc's own code and the runtimes' hook settings, copies of svc approving, a hook that
+ * cannot start, searches of a workspace holding the ledger keys, MCP arguments, PowerShell.
+ */
+describe('svc hook: the guard keeps itself', () => {
+  let gws: string;
+
+  const event = (toolName: string, toolInput: Record<string, unknown>, cwd = gws) => ({ ...preToolUse(toolName, toolInput), cwd });
+  const decide = async (toolName: string, toolInput: Record<string, unknown>, cwd = gws): Promise<string> => {
+    const run = await runHook(event(toolName, toolInput, cwd), { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout === '' ? 'none' : (JSON.parse(run.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+  };
+
+  beforeAll(async () => {
+    gws = join(root, 'guarded');
+    await mkdir(join(gws, 'src'), { recursive: true });
+    await writeFile(join(gws, '.env'), 'API_KEY=sk-live-456\n');
+    await writeFile(join(gws, '.gitignore'), '.env\n');
+    await writeFile(join(gws, 'src/app.ts'), 'export const answer = 42;\n');
+    const init = await svc(['init', '--dir', gws], { env, cwd: gws });
+    expect(init.code, init.stderr).toBe(0);
+    // A repository the agent cloned, with a svc.yml of its own that switches the defaults off.
+    await mkdir(join(gws, 'vendor/evil'), { recursive: true });
+    await writeFile(join(gws, 'vendor/evil/svc.yml'), 'tenant: org:evil\nprotectedPaths:\n  defaults: false\n');
+    await mkdir(join(home, '.aws'), { recursive: true });
+    await writeFile(join(home, '.aws/credentials'), '[default]\n');
+  });
+
+  const installedCommand = async (): Promise<string> => {
+    const settings = JSON.parse(await readFile(join(gws, '.claude/settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
+    return settings.hooks.PreToolUse[0]?.hooks[0]?.command as string;
+  };
+
+  it('svc init pins svc.yml and starts svc by absolute path, refusing when it cannot start at all', async () => {
+    const command = await installedCommand();
+    expect(command).toBe(`${process.execPath} ${CLI} hook claude-code --config ${join(gws, 'svc.yml')} || exit 2`);
+    const readEnv = JSON.stringify(event('Read', { file_path: '.env' }, join(gws, 'vendor/evil')));
+    // As Claude Code runs it: through a shell, here with no svc anywhere on PATH.
+    const run = spawnSync('/bin/sh', ['-c', command], { input: readEnv, env: { ...env, PATH: '/nonexistent' }, cwd: join(gws, 'vendor/evil'), encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    // node (or svc) gone: exit 2, which blocks, instead of 127, which Claude Code lets through.
+    const gone = spawnSync('/bin/sh', ['-c', command.replace(process.execPath, '/nonexistent/node')], { input: readEnv, env, encoding: 'utf8' });
+    expect(gone.status).toBe(2);
+  });
+
+  it('a nested svc.yml does not replace the workspace policy, pinned or not', async () => {
+    const inside = join(gws, 'vendor/evil');
+    expect(await decide('Read', { file_path: join(gws, '.env') }, inside)).toBe('deny');
+    expect(await decide('Bash', { command: 'cat ~/.aws/credentials' }, inside)).toBe('deny');
+    const pinned = await runHook(event('Read', { file_path: '../../.env' }, inside), { cwd: inside, args: ['--config', join(gws, 'svc.yml')] });
+    expect(decisionOf(pinned).permissionDecision).toBe('deny');
+  });
+
+  it.each([
+    ['the running svc', () => CLI],
+    ['the hook engine', () => join(dirname(CLI), 'hook-bundle/engine.cjs')],
+    ['the node running svc', () => process.execPath],
+    ['Claude Code user settings', () => join(home, '.claude/settings.json')],
+    ['Gemini CLI user settings', () => join(home, '.gemini/settings.json')],
+    ['Cursor user hooks', () => join(home, '.cursor/hooks.json')],
+    ['Codex user hooks', () => join(home, '.codex/hooks.json')],
+  ])('a Write to %s is denied', async (_label, file) => {
+    expect(await decide('Write', { file_path: file(), content: '{"disableAllHooks": true}' })).toBe('deny');
+  });
+
+  it.each([
+    `node ${CLI} approvals approve 01JB --as ${REVIEWER}`,
+    'cp /usr/local/bin/svc ./s && ./s approvals approve 01JB',
+    'npx svc keys add-reviewer --as user:me@example.com',
+    `${process.execPath} ${CLI} --json approvals reject 01JB`,
+  ])('an agent cannot approve for itself under another name: %s', async (command) => {
+    const run = await runHook(event('Bash', { command }), { cwd: gws });
+    expect(decisionOf(run).permissionDecisionReason).toContain('svc_command_protected');
+  });
+
+  it("Grep of the workspace does not read the gitignored ledger keys; it still reads them when ripgrep would", async () => {
+    // The first hook call created .svc/keys; .gitignore ignores .svc/ (svc init) and .env.
+    expect(existsSync(join(gws, '.svc/keys'))).toBe(true);
+    expect(await decide('Grep', { pattern: 'TODO' })).toBe('deny'); // not a git repository: ripgrep ignores nothing
+    await mkdir(join(gws, '.git'));
+    expect(await decide('Grep', { pattern: 'TODO' })).toBe('none');
+    expect(await decide('Grep', { pattern: 'TODO', path: 'src' })).toBe('none');
+    expect(await decide('Grep', { pattern: 'TODO', path: '.svc' })).toBe('deny');
+    expect(await decide('Grep', { pattern: 'TODO', glob: '**/*' })).toBe('deny');
+    await writeFile(join(gws, '.ignore'), '!.svc/\n');
+    expect(await decide('Grep', { pattern: 'TODO' })).toBe('deny');
+    await rm(join(gws, '.ignore'));
+    await writeFile(join(gws, '.gitignore'), '.env\n.svc/\n!.s*\n');
+    expect(await decide('Grep', { pattern: 'TODO' })).toBe('deny');
+    await writeFile(join(gws, '.gitignore'), '.svc/\n');
+    expect(await decide('Grep', { pattern: 'TODO' })).toBe('deny'); // .env is no longer ignored
+    await writeFile(join(gws, '.gitignore'), '.env\n.svc/\n');
+    expect(await decide('Read', { file_path: '.svc/keys/actionpass.key' })).toBe('deny');
+  });
+
+  it('MCP tool arguments naming a protected file are file actions', async () => {
+    expect(await decide('mcp__fs__read_file', { path: join(gws, '.env') })).toBe('deny');
+    expect(await decide('mcp__fs__read_multiple_files', { paths: ['src/app.ts', '~/.aws/credentials'] })).toBe('deny');
+    expect(await decide('mcp__fs__write_file', { path: 'svc.yml', content: 'x' })).toBe('deny');
+    expect(await decide('mcp__fs__read_file', { path: 'src/app.ts' })).toBe('none');
+  });
+
+  it.each(['see (@.env)', 'see "@.env"', 'x,@.env', 'x @.env#L1', 'x @.env:1-3'])('a prompt mention after punctuation or with a line reference is refused: %s', async (prompt) => {
+    const run = await runHook({ ...promptEvent(prompt), cwd: gws }, { cwd: gws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ decision: 'block' });
+  });
+
+  it('Gemini read_many_files reads the paths it names, not the cwd', async () => {
+    const gemini = (paths: string[]) => ({ session_id: 's', cwd: join(gws, 'src'), hook_event_name: 'BeforeTool', tool_name: 'read_many_files', tool_input: { paths } });
+    const denied = await runHook(gemini([join(home, '.aws/credentials')]), { runtime: 'gemini', cwd: gws });
+    expect(JSON.parse(denied.stdout)).toMatchObject({ decision: 'deny' });
+    expect(JSON.parse((await runHook(gemini(['../.e*']), { runtime: 'gemini', cwd: gws })).stdout)).toMatchObject({ decision: 'deny' });
+    expect((await runHook(gemini(['app.ts']), { runtime: 'gemini', cwd: gws })).stdout).toBe('');
+  });
+
+  it('a Copilot PowerShell command is not read as bash: a protected name is denied, anything else needs approval', async () => {
+    const powershell = (command: string) => ({ timestamp: 1763716264123, cwd: gws, toolName: 'powershell', toolArgs: JSON.stringify({ command }) });
+    for (const command of ['type .env', 'Get-Content .\\.env', 'gc $env:USERPROFILE\\.aws\\credentials']) {
+      const run = await runHook(powershell(command), { runtime: 'copilot', cwd: gws });
+      expect(JSON.parse(run.stdout), command).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('protected_path_read') });
+    }
+    const other = await runHook(powershell('Get-ChildItem src'), { runtime: 'copilot', cwd: gws });
+    expect(JSON.parse(other.stdout)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('shell_dynamic_path') });
   });
 });

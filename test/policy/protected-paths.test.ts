@@ -77,3 +77,30 @@ describe('protected paths', () => {
     expect(policy.policyHash).not.toBe(compilePolicy(rules).policyHash);
   });
 });
+
+describe('protected paths on case-insensitive filesystems', () => {
+  // The platform is an input of the guard, so this Linux run checks macOS and Windows matching too.
+  const on = (platform: NodeJS.Platform) => compileProtectedPaths(protectedPathsSchema.parse({}), { ...places, platform, svcFiles: ['/opt/svc/dist'] });
+
+  it.each([
+    ['/work/repo/.ENV', 'read'],
+    ['/work/repo/.Env.Local', 'read'],
+    ['/home/dev/.SSH/config', 'read'],
+    ['/home/dev/.Aws/credentials', 'read'],
+    ['/work/repo/SVC.YML', 'write'],
+    ['/work/repo/.SVC/keys/pass.json', 'read'],
+    ['/opt/SVC/dist/src/cli/main.js', 'write'],
+  ] as const)('%s is protected (%s) on darwin and win32, not on linux', (path, access) => {
+    expect(on('darwin').protects(path, access)).toBeDefined();
+    expect(on('win32').protects(path, access)).toBeDefined();
+    expect(on('linux').protects(path, access)).toBeUndefined();
+  });
+
+  it('the running svc and the runtimes\' user settings are write-protected, readable', () => {
+    const guard = on('linux');
+    for (const path of ['/opt/svc/dist/src/cli/main.js', '/home/dev/.claude/settings.json', '/home/dev/.gemini/settings.json', '/home/dev/.cursor/hooks.json', '/home/dev/.codex/config.toml']) {
+      expect(guard.protects(path, 'write'), path).toBeDefined();
+      expect(guard.protects(path, 'read'), path).toBeUndefined();
+    }
+  });
+});

@@ -8,11 +8,11 @@ import { ensureGroupedHook, listField, objectField } from './settings-file.js';
  */
 export const codexInstaller: RuntimeInstaller = {
   settingsFile: '.codex/hooks.json',
-  merge(settings, command, file) {
+  merge(settings, { runtime, command }, file) {
     const hooks = objectField(settings, 'hooks', file, 'hooks');
     const hook = { type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
-    const tools = ensureGroupedHook(listField(hooks, 'PreToolUse', file, 'hooks.PreToolUse'), { matcher: '*', hook });
-    const prompts = ensureGroupedHook(listField(hooks, 'UserPromptSubmit', file, 'hooks.UserPromptSubmit'), { hook: { ...hook } });
+    const tools = ensureGroupedHook(listField(hooks, 'PreToolUse', file, 'hooks.PreToolUse'), { matcher: '*', hook, runtime });
+    const prompts = ensureGroupedHook(listField(hooks, 'UserPromptSubmit', file, 'hooks.UserPromptSubmit'), { hook: { ...hook }, runtime });
     return tools || prompts;
   },
 };

@@ -1,5 +1,5 @@
 import { HOOK_TIMEOUT_SECONDS, type RuntimeInstaller } from './installer.js';
-import { isObject, listField, objectField } from './settings-file.js';
+import { isSvcHookCommand, listField, objectField, pruneSvcEntries } from './settings-file.js';
 
 /**
  * `.github/hooks/svc.json`, a file of svc's own among the `.github/hooks/*.json` Copilot loads:
@@ -8,12 +8,17 @@ import { isObject, listField, objectField } from './settings-file.js';
  */
 export const copilotInstaller: RuntimeInstaller = {
   settingsFile: '.github/hooks/svc.json',
-  merge(settings, command, file) {
+  merge(settings, { runtime, command, powershell }, file) {
     if (Object.keys(settings).length === 0) settings.version = 1; // first in a new file, as Copilot documents it
     const hooks = objectField(settings, 'hooks', file, 'hooks');
     const list = listField(hooks, 'preToolUse', file, 'hooks.preToolUse');
-    if (list.some((entry) => isObject(entry) && (entry.bash === command || entry.powershell === command))) return false;
-    list.push({ type: 'command', bash: command, powershell: command, timeoutSec: HOOK_TIMEOUT_SECONDS });
+    const { kept, removed } = pruneSvcEntries(
+      list,
+      (entry) => isSvcHookCommand(entry.bash, runtime) || isSvcHookCommand(entry.powershell, runtime),
+      (entry) => entry.bash === command && entry.powershell === powershell,
+    );
+    if (kept) return removed;
+    list.push({ type: 'command', bash: command, powershell, timeoutSec: HOOK_TIMEOUT_SECONDS });
     if (settings.version === undefined) settings.version = 1;
     return true;
   },

@@ -8,11 +8,11 @@ import { ensureGroupedHook, listField, objectField } from './settings-file.js';
  */
 export const geminiInstaller: RuntimeInstaller = {
   settingsFile: '.gemini/settings.json',
-  merge(settings, command, file) {
+  merge(settings, { runtime, command }, file) {
     const hooks = objectField(settings, 'hooks', file, 'hooks');
     const hook = { name: 'svc', type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS * 1000 };
-    const tools = ensureGroupedHook(listField(hooks, 'BeforeTool', file, 'hooks.BeforeTool'), { matcher: '*', hook });
-    const prompts = ensureGroupedHook(listField(hooks, 'BeforeAgent', file, 'hooks.BeforeAgent'), { hook: { ...hook } });
+    const tools = ensureGroupedHook(listField(hooks, 'BeforeTool', file, 'hooks.BeforeTool'), { matcher: '*', hook, runtime });
+    const prompts = ensureGroupedHook(listField(hooks, 'BeforeAgent', file, 'hooks.BeforeAgent'), { hook: { ...hook }, runtime });
     return tools || prompts;
   },
 };

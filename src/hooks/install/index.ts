@@ -26,6 +26,8 @@ export interface InstallHookOptions {
   workspace: string;
   /** What the runtime runs, for example `svc hook claude-code`. */
   command: string;
+  /** What it runs under PowerShell, where a runtime has that (Copilot); by default `command`. */
+  powershellCommand?: string;
 }
 
 /** The project-level settings file `runtime` reads its hooks from, inside `workspace`. */
@@ -41,15 +43,20 @@ export function hookSettingsFile(runtime: string, workspace: string): string {
  */
 export async function installHook(runtime: string, options: InstallHookOptions): Promise<{ file: string; changed: boolean }> {
   const installer = installerOf(runtime);
-  const command = options.command;
-  if (typeof command !== 'string' || command.trim() === '' || /[\r\n\0]/.test(command)) {
-    throw new SvcError('hook_command_invalid', `the hook command must be one non-empty line (got ${JSON.stringify(command)})`);
-  }
+  const command = oneLine(options.command);
+  const powershell = options.powershellCommand === undefined ? command : oneLine(options.powershellCommand);
   const workspace = path.resolve(options.workspace);
   const info = await stat(workspace).catch(() => undefined);
   if (!info?.isDirectory()) throw new SvcError('hook_workspace_invalid', `${workspace} is not a directory`);
   const file = path.join(workspace, installer.settingsFile);
-  return updateSettingsFile(file, (settings) => installer.merge(settings, command, file));
+  return updateSettingsFile(file, (settings) => installer.merge(settings, { runtime, command, powershell }, file));
+}
+
+function oneLine(command: unknown): string {
+  if (typeof command !== 'string' || command.trim() === '' || /[\r\n\0]/.test(command)) {
+    throw new SvcError('hook_command_invalid', `the hook command must be one non-empty line (got ${JSON.stringify(command)})`);
+  }
+  return command;
 }
 
 function installerOf(runtime: string): RuntimeInstaller {

@@ -145,19 +145,68 @@ export function matchesEverything(matcher: unknown): boolean {
 }
 
 /**
- * Claude Code, Codex and Gemini CLI group hooks as `[{ matcher?, hooks: [{ type, command, ... }] }]`.
- * Adds a group of its own with `hook` unless a group whose matcher selects every tool (or, for
- * events without matchers, any group) already runs `hook.command`. Other groups are not touched.
+ * Removes from `list` every entry that `isSvc` says is an svc hook, except the first one `keep`
+ * accepts; returns whether that one is there and whether anything was removed. For the runtimes
+ * whose event lists hold hooks directly (Cursor, Copilot).
  */
-export function ensureGroupedHook(list: unknown[], options: { matcher?: string; hook: JsonObject & { command: string } }): boolean {
-  const present = list.some(
-    (group) =>
-      isObject(group) &&
-      (options.matcher === undefined || matchesEverything(group.matcher)) &&
-      Array.isArray(group.hooks) &&
-      group.hooks.some((hook) => isObject(hook) && hook.command === options.hook.command),
-  );
-  if (present) return false;
+export function pruneSvcEntries(list: unknown[], isSvc: (entry: JsonObject) => boolean, keep: (entry: JsonObject) => boolean): { kept: boolean; removed: boolean } {
+  let kept = false;
+  let removed = false;
+  for (let index = 0; index < list.length; index += 1) {
+    const entry = list[index];
+    if (!isObject(entry) || !isSvc(entry)) continue;
+    if (!kept && keep(entry)) {
+      kept = true;
+      continue;
+    }
+    list.splice(index, 1);
+    index -= 1;
+    removed = true;
+  }
+  return { kept, removed };
+}
+
+/**
+ * Whether `command` runs `svc hook <runtime>`, however svc is started (`svc`, `npx svc`, an
+ * absolute path, `node …/dist/src/cli/main.js`) and whatever options follow: one such hook per
+ * event is enough, a second one only makes every call decided twice.
+ */
+export function isSvcHookCommand(command: unknown, runtime: string): boolean {
+  if (typeof command !== 'string') return false;
+  const escaped = runtime.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[\\s'"/\\\\])(?:svc|svc\\.cmd|main\\.js)['"]?\\s+hook\\s+${escaped}(?:\\s|$)`).test(command);
+}
+
+/**
+ * Claude Code, Codex and Gemini CLI group hooks as `[{ matcher?, hooks: [{ type, command, ... }] }]`.
+ * Ends with exactly one svc hook for the event, `hook`, in a group whose matcher selects every
+ * tool (for events without matchers, in any group): an svc hook with another command or under a
+ * narrower matcher (`Bash`) is removed, and a group left empty by that goes with it; other hooks
+ * and groups are not touched. Returns whether anything changed.
+ */
+export function ensureGroupedHook(list: unknown[], options: { matcher?: string; hook: JsonObject & { command: string }; runtime: string }): boolean {
+  // The first svc hook with exactly this command where it belongs stays; every other svc hook goes.
+  let kept = false;
+  let changed = false;
+  for (let index = 0; index < list.length; index += 1) {
+    const group = list[index];
+    if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+    const selectsAll = options.matcher === undefined || matchesEverything(group.matcher);
+    const hooks = group.hooks.filter((hook) => {
+      if (!isObject(hook) || !isSvcHookCommand(hook.command, options.runtime)) return true;
+      if (!kept && selectsAll && hook.command === options.hook.command) return (kept = true);
+      return false;
+    });
+    if (hooks.length === group.hooks.length) continue;
+    changed = true;
+    if (hooks.length > 0) {
+      group.hooks = hooks;
+      continue;
+    }
+    list.splice(index, 1);
+    index -= 1;
+  }
+  if (kept) return changed;
   list.push(options.matcher === undefined ? { hooks: [options.hook] } : { matcher: options.matcher, hooks: [options.hook] });
   return true;
 }

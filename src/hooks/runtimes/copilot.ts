@@ -83,8 +83,9 @@ function toolArgs(value: string | Record<string, unknown>): Record<string, unkno
 function toolCall(name: string, args: Record<string, unknown>): ToolCall {
   switch (name) {
     case 'bash':
-    case 'powershell':
       return { kind: 'shell', command: parseWith(z.object({ command: z.string() }), args, RUNTIME, 'toolArgs').command };
+    case 'powershell':
+      return { kind: 'shell', command: parseWith(z.object({ command: z.string() }), args, RUNTIME, 'toolArgs').command, dialect: 'powershell' };
     case 'view':
       return { kind: 'read', path: toolPath(RUNTIME, 'toolArgs.path', args.path) };
     case 'create':

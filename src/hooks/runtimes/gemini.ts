@@ -93,8 +93,10 @@ function toolCalls(name: string, args: Record<string, unknown>): Calls {
     case 'edit':
       return { call: { kind: 'write', path: firstPath(args, ['file_path', 'absolute_path', 'path']), input: args } };
     case 'read_many_files': {
+      // Each path or glob is a read of its own: a file is that file, a directory everything under
+      // it, a glob everything under its literal prefix (`src/**/*.ts` reads under src).
       const patterns = [...stringList(args, 'paths'), ...stringList(args, 'include')];
-      const [first, ...rest] = patterns.map((glob): ToolCall => ({ kind: 'search', pattern: '', glob, contents: true }));
+      const [first, ...rest] = patterns.map((pattern): ToolCall => ({ kind: 'search', pattern: '', contents: true, ...globRoot(pattern) }));
       if (first === undefined) throw invalidInput(RUNTIME, 'tool_input.paths is missing or empty');
       return withCalls(first, rest);
     }
@@ -125,6 +127,14 @@ function toolCalls(name: string, args: Record<string, unknown>): Calls {
       return { call: { kind: 'other', name } };
     }
   }
+}
+
+/** A read_many_files entry as a search: its path, or for a glob the directory before the first wildcard and the glob itself. */
+function globRoot(pattern: string): { path: string; glob?: string } {
+  const wildcard = pattern.search(/[*?[{]/);
+  if (wildcard < 0) return { path: pattern };
+  const prefix = pattern.slice(0, pattern.lastIndexOf('/', wildcard) + 1);
+  return { path: prefix === '' ? '.' : prefix, glob: pattern };
 }
 
 function firstPath(args: Record<string, unknown>, keys: readonly string[]): string {

@@ -43,13 +43,17 @@ describe.each(HOOK_RUNTIMES)('installHook(%s)', (runtime) => {
     expect(await snapshot(file)).toStrictEqual(before);
   });
 
-  it('a different command is added beside the first one', async () => {
+  it('a different svc command replaces the first one, so the hook runs once per call; other hooks stay', async () => {
     const dir = await workspace();
     await installHook(runtime, { workspace: dir, command });
-    expect((await installHook(runtime, { workspace: dir, command: `npx svc hook ${runtime}` })).changed).toBe(true);
+    await installHook(runtime, { workspace: dir, command: `./audit.sh ${runtime}` });
+    const pinned = `/usr/bin/node /opt/svc/dist/src/cli/main.js hook ${runtime} --config /w/svc.yml`;
+    expect((await installHook(runtime, { workspace: dir, command: pinned })).changed).toBe(true);
     const text = await readFile(path.join(dir, SETTINGS[runtime]), 'utf8');
-    expect(text).toContain(JSON.stringify(command));
-    expect(text).toContain(JSON.stringify(`npx svc hook ${runtime}`));
+    expect(text).not.toContain(JSON.stringify(command));
+    expect(text).toContain(JSON.stringify(`./audit.sh ${runtime}`));
+    expect(text.split(JSON.stringify(pinned)).length - 1).toBe(text.split(JSON.stringify(`./audit.sh ${runtime}`)).length - 1);
+    expect((await installHook(runtime, { workspace: dir, command: pinned })).changed).toBe(false);
   });
 
   for (const [label, content] of [

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { initWorkspace } from '../../../src/hooks/init-workspace.js';
 import { installHook } from '../../../src/hooks/install/index.js';
 import { readJson, workspace } from './support.js';
 
@@ -16,6 +17,18 @@ async function withFile(relative: string, content: unknown): Promise<{ dir: stri
 
 describe('claude-code: .claude/settings.json', () => {
   const command = 'svc hook claude-code';
+
+  it('an svc hook under a narrower matcher is moved to `*`, not run a second time on Bash', async () => {
+    const { dir, file } = await withFile('.claude/settings.json', {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'svc hook claude-code' }] }, { matcher: 'Bash', hooks: [{ type: 'command', command: 'lint.sh' }, { type: 'command', command: 'npx svc hook claude-code --timeout-ms 5000' }] }] },
+    });
+    expect((await installHook('claude-code', { workspace: dir, command })).changed).toBe(true);
+    const settings = (await readJson(file)) as { hooks: { PreToolUse: unknown[] } };
+    expect(settings.hooks.PreToolUse).toStrictEqual([
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'lint.sh' }] },
+      { matcher: '*', hooks: [{ type: 'command', command, timeout: 30 }] },
+    ]);
+  });
 
   it('fresh: PreToolUse for every tool and UserPromptSubmit', async () => {
     const dir = await workspace();
@@ -81,10 +94,10 @@ describe('claude-code: .claude/settings.json', () => {
     expect((await installHook('claude-code', { workspace: dir, command })).changed).toBe(false);
   });
 
-  it('counts as installed only where the matcher covers every tool; a user-tuned entry is left alone', async () => {
+  it('counts as installed only where the matcher covers every tool (a narrower one is replaced); a user-tuned entry is left alone', async () => {
     const narrow = await withFile('.claude/settings.json', { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } });
     await installHook('claude-code', { workspace: narrow.dir, command });
-    expect(await readJson(narrow.file)).toMatchObject({ hooks: { PreToolUse: [{ matcher: 'Bash' }, { matcher: '*' }] } });
+    expect(await readJson(narrow.file)).toMatchObject({ hooks: { PreToolUse: [{ matcher: '*' }] } });
 
     const tuned = { hooks: { PreToolUse: [{ matcher: '', hooks: [{ type: 'command', command, timeout: 5 }] }], UserPromptSubmit: [{ hooks: [{ type: 'command', command, timeout: 5 }] }] } };
     const done = await withFile('.claude/settings.json', tuned);
@@ -148,7 +161,8 @@ describe('cursor: .cursor/hooks.json', () => {
       hooks: {
         afterFileEdit: existing.hooks.afterFileEdit,
         beforeShellExecution: [...existing.hooks.beforeShellExecution, entry],
-        preToolUse: [...existing.hooks.preToolUse, entry],
+        // svc's own entry under a narrower matcher is replaced: it would decide Shell calls twice.
+        preToolUse: [existing.hooks.preToolUse[0], entry],
         beforeMCPExecution: [entry],
         beforeReadFile: [entry],
         beforeSubmitPrompt: [entry],
@@ -211,5 +225,27 @@ describe('copilot: .github/hooks/svc.json', () => {
     expect(await readFile(other, 'utf8')).toBe(audit);
     expect(await readJson(path.join(dir, '.github/hooks/svc.json'))).toStrictEqual({ version: 1, hooks: { preToolUse: [...existing.hooks.preToolUse, entry], sessionEnd: existing.hooks.sessionEnd } });
     expect((await installHook('copilot', { workspace: dir, command })).changed).toBe(false);
+  });
+});
+
+describe('svc init: warnings', () => {
+  it('says so when Claude Code settings switch every hook off, and when svc is started from PATH', async () => {
+    const { dir } = await withFile('.claude/settings.local.json', { disableAllHooks: true });
+    const home = await workspace();
+    const steps = await initWorkspace({ workspace: dir, runtime: 'claude-code', svcCommand: 'npx svc', home });
+    const warnings = steps.flatMap((step) => (step.warning === undefined ? [] : [step.warning]));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain("`npx svc`, found on the agent's PATH");
+    expect(warnings[1]).toContain(`${path.join(dir, '.claude/settings.local.json')} sets "disableAllHooks": true`);
+    const settings = JSON.parse(await readFile(path.join(dir, '.claude/settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
+    expect(settings.hooks.PreToolUse[0]?.hooks[0]?.command).toBe(`npx svc hook claude-code --config ${path.join(dir, 'svc.yml')} || exit 2`);
+  });
+
+  it('Copilot gets the pinned command in bash and in PowerShell form, without a shell fallback', async () => {
+    const dir = await workspace();
+    await initWorkspace({ workspace: dir, runtime: 'copilot', cliPath: "/opt/my svc/main.js" });
+    const entry = ((await readJson(path.join(dir, '.github/hooks/svc.json'))) as { hooks: { preToolUse: { bash: string; powershell: string }[] } }).hooks.preToolUse[0];
+    const config = path.join(dir, 'svc.yml');
+    expect(entry).toMatchObject({ bash: `${process.execPath} '/opt/my svc/main.js' hook copilot --config ${config}`, powershell: `& ${process.execPath} '/opt/my svc/main.js' hook copilot --config ${config}` });
   });
 });

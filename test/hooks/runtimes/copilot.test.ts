@@ -13,7 +13,7 @@ const base = { event: 'tool', runtime: 'copilot', sessionId: '', cwd: '/home/run
 describe('copilot: every tool as Copilot sends it', () => {
   const cases: [string, Record<string, unknown>, HookEvent][] = [
     ['bash', { command: 'rm -rf dist', description: 'Clean build directory' }, { ...base, toolName: 'bash', call: { kind: 'shell', command: 'rm -rf dist' } }],
-    ['powershell', { command: 'Get-Content .env' }, { ...base, toolName: 'powershell', call: { kind: 'shell', command: 'Get-Content .env' } }],
+    ['powershell', { command: 'Get-Content .env' }, { ...base, toolName: 'powershell', call: { kind: 'shell', command: 'Get-Content .env', dialect: 'powershell' } }],
     ['view', { path: '/home/runner/work/shop/shop/.env', view_range: [1, 20] }, { ...base, toolName: 'view', call: { kind: 'read', path: '/home/runner/work/shop/shop/.env' } }],
     ['create', { path: 'src/new.ts', file_text: 'export {}\n' }, { ...base, toolName: 'create', call: { kind: 'write', path: 'src/new.ts', input: { path: 'src/new.ts', file_text: 'export {}\n' } } }],
     [

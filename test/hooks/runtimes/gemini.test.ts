@@ -57,10 +57,11 @@ describe('gemini: every built-in tool as Gemini CLI sends it', () => {
       {
         ...base,
         toolName: 'read_many_files',
-        call: { kind: 'search', pattern: '', glob: 'src/**/*.ts', contents: true },
+        // Each entry is read where it points: a glob under its literal prefix, a path as it is.
+        call: { kind: 'search', pattern: '', path: 'src/', glob: 'src/**/*.ts', contents: true },
         additionalCalls: [
-          { kind: 'search', pattern: '', glob: '.env', contents: true },
-          { kind: 'search', pattern: '', glob: '*.md', contents: true },
+          { kind: 'search', pattern: '', path: '.env', contents: true },
+          { kind: 'search', pattern: '', path: '.', glob: '*.md', contents: true },
         ],
       },
     ],
