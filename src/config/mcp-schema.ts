@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { choice, namedRecord, pathField, section, wholeNumber } from './field-schemas.js';
 
 /**
  * The `mcp:` section of svc.yml: the upstream MCP servers `svc mcp serve` may wrap, where their
@@ -13,29 +14,29 @@ import * as z from 'zod';
 export const MCP_SERVER_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const SERVER_NAME_MESSAGE = 'a server name is lowercase letters, digits, "_" or "-", starting with a letter (at most 64)';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const ENV_MESSAGE = 'name an environment variable to pass through (for example GITHUB_TOKEN), never its value';
+const TOKEN_ENV_MESSAGE = 'name the environment variable that holds the token (for example GITHUB_TOKEN), never the token itself';
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/;
 
 export const mcpServerNameSchema = z.string().regex(MCP_SERVER_NAME, SERVER_NAME_MESSAGE);
 
-const serverSchema = z
-  .strictObject({
+const serverSchema = section('{ command: github-mcp-server, env: [GITHUB_TOKEN] } or { url: https://mcp.example.com/mcp }', {
     /** Executable of a stdio server, looked up on PATH. */
-    command: z.string().min(1).max(4096).optional(),
-    args: z.array(z.string().max(16_384)).max(256).optional(),
+    command: z.string({ error: 'expected the command that starts the server, for example npx' }).min(1, 'expected the command that starts the server, for example npx').max(4096).optional(),
+    args: z.array(z.string({ error: 'an argument is text; quote numbers and flags, for example "--port"' }).max(16_384), { error: 'expected a list of arguments, for example [-y, some-mcp-server]' }).max(256).optional(),
     /** Names of environment variables passed through to the server; nothing else of svc's environment is, beyond PATH, HOME, USER, LOGNAME, SHELL and TERM. */
-    env: z.array(z.string().regex(ENV_NAME, 'name an environment variable to pass through (for example GITHUB_TOKEN), never its value')).max(256).optional(),
+    env: z.array(z.string({ error: ENV_MESSAGE }).regex(ENV_NAME, ENV_MESSAGE), { error: 'expected a list of environment variable names, for example [GITHUB_TOKEN]' }).max(256).optional(),
     /** Working directory of a stdio server, relative to svc.yml (default: the directory svc runs in). */
-    cwd: z.string().min(1).max(4096).optional(),
+    cwd: pathField('tools/github').optional(),
     /** A streamable-HTTP server: https anywhere, or http on a loopback address. */
     url: z
-      .string()
+      .string({ error: 'expected an http(s) URL, for example https://mcp.example.com/mcp' })
       .max(4096)
       .refine((text) => urlProblem(text) === undefined, { error: (issue) => urlProblem(String(issue.input)) ?? 'invalid URL' })
       .optional(),
     /** The environment variable holding a bearer token for an HTTP server. */
-    bearerTokenEnv: z.string().regex(ENV_NAME, 'name the environment variable that holds the token, never the token itself').optional(),
-  })
-  .superRefine((server, context) => {
+    bearerTokenEnv: z.string({ error: TOKEN_ENV_MESSAGE }).regex(ENV_NAME, TOKEN_ENV_MESSAGE).optional(),
+  }).superRefine((server, context) => {
     if ((server.command === undefined) === (server.url === undefined)) {
       context.addIssue({ code: 'custom', message: 'a server has either command (stdio) or url (streamable HTTP), not both and not neither' });
     }
@@ -51,24 +52,18 @@ const serverSchema = z
 
 export type McpServerConfig = z.infer<typeof serverSchema>;
 
-export const mcpConfigSchema = z.strictObject({
+export const mcpConfigSchema = section('{ servers: { github: { command: github-mcp-server } } }', {
   /** The pin lock, relative to svc.yml; meant to be committed. */
-  lock: z.string().min(1).max(4096).default('svc.mcp.lock'),
+  lock: pathField('svc.mcp.lock').default('svc.mcp.lock'),
   /** A tool seen for the first time: `pin` signs its definition into the lock, `require` leaves it unpinned until `svc mcp pins approve`. */
-  firstUse: z.enum(['pin', 'require']).default('pin'),
+  firstUse: choice(['pin', 'require']).default('pin'),
   /** What a call of an unpinned tool gets: `deny`, or `step_up` (a reviewer approves that exact call). */
-  unpinned: z.enum(['deny', 'step_up']).default('deny'),
+  unpinned: choice(['deny', 'step_up']).default('deny'),
   /** How long an upstream may take to answer one request before the agent gets an error. */
-  requestTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
+  requestTimeoutSeconds: wholeNumber('seconds', 1, 3600, 60).default(60),
   /** Largest JSON-RPC message accepted from the agent (one line on stdin); larger ones are answered with an error. */
-  maxMessageBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
-  // Names are checked here rather than by the record's key schema, which zod reports only as "Invalid key in record".
-  servers: z
-    .record(z.string(), serverSchema)
-    .superRefine((servers, context) => {
-      for (const name of Object.keys(servers)) if (!MCP_SERVER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: SERVER_NAME_MESSAGE });
-    })
-    .default({}),
+  maxMessageBytes: wholeNumber('bytes', 1024, 64 * 1024 * 1024, 4 * 1024 * 1024).default(4 * 1024 * 1024),
+  servers: namedRecord(MCP_SERVER_NAME, SERVER_NAME_MESSAGE, serverSchema, '{ github: { command: github-mcp-server } }').default({}),
 });
 
 export type McpConfig = z.infer<typeof mcpConfigSchema>;
@@ -84,5 +79,5 @@ function urlProblem(text: string): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname)) return undefined;
   if (url.protocol === 'http:') return 'plain http is accepted only on a loopback address (127.0.0.1, localhost, [::1]); use https';
-  return 'expected an http(s) URL';
+  return 'expected an http(s) URL, for example https://mcp.example.com/mcp';
 }

@@ -2,7 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
 import type { Enforcer, RequestOptions } from './enforcer.js';
-import { answerInvalidHttp, errorBody } from './error-body.js';
+import { answerInvalidHttp, errorBody, isProxyErrorCode, PROXY_ERROR_STATUS, type ProxyErrorCode } from './error-body.js';
 import { registerHookRoute } from './hook-route.js';
 import { isAllowedOrigin, isLoopbackHostHeader } from './loopback-guard.js';
 import { decisionBody } from './responses.js';
@@ -11,28 +11,19 @@ import { decisionBody } from './responses.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 const MAX_APPROVAL_HEADER = 16 * 1024;
 
-/** HTTP status of each SvcError code the routes can raise; anything unlisted is a 400. */
-const STATUS_OF: Record<string, number> = {
-  ledger_unavailable: 503,
-  approval_unknown: 404,
-  approval_used: 409,
-  approval_rejected: 409,
-  approval_already_granted: 409,
-  approval_expired: 409,
-  approval_invalid: 400,
-  approval_tenant_mismatch: 403,
-  approval_payload_hash_mismatch: 409,
-  hook_runtime_unknown: 404,
+/** fastify's own errors for a body it could not read, in our error vocabulary. */
+const FASTIFY_ERRORS: Record<string, { code: ProxyErrorCode; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body_too_large', message: `the body exceeds ${MAX_BODY_BYTES} bytes` },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'send the action as JSON with content-type: application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'body_empty', message: 'the body is empty; send a normalized action (svc.action.v0) as JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'body_invalid', message: 'the content-length does not match the body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'json_invalid', message: 'the body is not valid JSON' },
 };
 
-/** fastify's own errors for a body it could not read, in our error vocabulary. */
-const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', message: `the body exceeds ${MAX_BODY_BYTES} bytes` },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'send the action as JSON with content-type: application/json' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'body_empty', message: 'the body is empty; send a normalized action (svc.action.v0) as JSON' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'body_invalid', message: 'the content-length does not match the body' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'json_invalid', message: 'the body is not valid JSON' },
-};
+/** Every error answer goes through here, so its status is always the documented one for its code. */
+function sendError(reply: FastifyReply, code: ProxyErrorCode, message: string, issues?: { path: string; message: string }[]): FastifyReply {
+  return reply.code(PROXY_ERROR_STATUS[code]).send(errorBody(code, message, issues));
+}
 
 /**
  * The loopback proxy as a fastify instance: `/authorize`, `/actions`, the approval endpoints for
@@ -55,29 +46,30 @@ export function buildProxyApp(enforcer: Enforcer, options: { hookConfig?: () => 
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isLoopbackHostHeader(request.headers.host)) {
-      return reply.code(403).send(errorBody('host_not_loopback', 'the Host header must name this machine (localhost or a loopback address); requests for other names are refused to stop DNS rebinding'));
+      return sendError(reply, 'host_not_loopback', 'the Host header must name this machine (localhost or a loopback address); requests for other names are refused to stop DNS rebinding');
     }
     const origin = request.headers.origin;
     if (!isAllowedOrigin(origin, request.headers.host) || request.headers['sec-fetch-site'] === 'cross-site') {
-      return reply.code(403).send(errorBody('origin_forbidden', `browser requests from ${origin ?? 'another site'} are refused; only the proxy's own origin may call it`));
+      return sendError(reply, 'origin_forbidden', `browser requests from ${origin ?? 'another site'} are refused; only the proxy's own origin may call it`);
     }
     return undefined;
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see docs/http-api.md`));
+    void sendError(reply, 'not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}; see docs/http-api.md`);
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known.status).send(errorBody(known.code, known.message));
-    if (error instanceof SvcError) return reply.code(STATUS_OF[error.code] ?? 400).send(errorBody(error.code, error.message));
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      // A body fastify could not parse (bad JSON, a __proto__ key): the caller's fault, never a 500.
-      return reply.code(error.statusCode).send(errorBody('body_invalid', error.message));
+    if (known) return sendError(reply, known.code, known.message);
+    // A code missing from PROXY_ERROR_STATUS is a bug (callers could not know it), reported as one.
+    if (error instanceof SvcError && isProxyErrorCode(error.code)) return sendError(reply, error.code, error.message);
+    if (!(error instanceof SvcError) && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      // Another request fastify could not read: the caller's fault, never a 500.
+      return sendError(reply, 'body_invalid', error.message);
     }
-    process.stderr.write(`svc proxy: internal error: ${error.stack ?? error.message}\n`);
-    return reply.code(500).send(errorBody('internal_error', 'an internal error occurred; nothing was allowed'));
+    process.stderr.write(`svc proxy: internal error: ${error instanceof SvcError ? `[${error.code}] ` : ''}${error.stack ?? error.message}\n`);
+    return sendError(reply, 'internal_error', 'an internal error occurred; nothing was allowed');
   });
 
   app.post('/authorize', async (request, reply) => {
@@ -145,7 +137,7 @@ function actionSource(header: string | string[] | undefined): 'proxy' | 'hook' {
 
 function invalid(reply: FastifyReply, issues: { path: string; message: string }[]) {
   const first = issues[0];
-  return reply.code(400).send(errorBody('schema_invalid', `not a valid svc.action.v0 action${first ? `: ${first.path}: ${first.message}` : ''}`, issues));
+  return sendError(reply, 'schema_invalid', `not a valid svc.action.v0 action${first ? `: ${first.path}: ${first.message}` : ''}`, issues);
 }
 
 function field(body: unknown, name: string): string {

@@ -4,19 +4,24 @@
  * too long, random JSON, random bytes, truncated JSON, giant numbers, unicode, deep arrays, odd
  * content types and headers), eight at a time over keep-alive connections.
  *
- * Properties: never a 5xx; every non-200 is a 4xx with the one error body whose code is
- * snake_case; every 200 is a well-formed decision (a pass only with an allow or an approved
- * step-up); the process stays alive and healthy; and afterwards the ledger it wrote verifies.
+ * Properties: never a 5xx; every non-200 is a 4xx with the one error body, whose code is one the
+ * proxy exports (PROXY_ERROR_STATUS) answered with its documented status, and for the inputs whose
+ * class decides the answer (a foreign origin, a body that is not JSON by content type, too large,
+ * empty or unparseable) exactly that code; every 200 is a well-formed decision (a pass only with an
+ * allow or an approved step-up); the process stays alive and healthy; and afterwards the ledger it
+ * wrote verifies. docs/http-api.md's error table lists exactly the exported codes.
  */
 import fc from 'fast-check';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../src/proxy/app.js';
+import { PROXY_ERROR_STATUS, type ProxyErrorCode } from '../../src/proxy/error-body.js';
 import { action, get, makeWorkspace, removeWorkspace, request, startProxyProcess, svc, type HttpAnswer, type ProxyProcess, type Workspace } from '../support/proxy.js';
 
 const BATCHES = 2_500;
 const CONCURRENCY = 8;
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261121);
-const CODE = /^[a-z][a-z0-9_]*$/;
 const HASH = /^sha256:[0-9a-f]{64}$/;
 const STATUSES = new Set(['decided', 'executed', 'blocked', 'failed', 'pending_approval']);
 const DECISIONS = new Set(['allow', 'deny', 'step_up']);
@@ -181,6 +186,50 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({ path: fc.constantFrom('/act
 }));
 
 // ---------------------------------------------------------------------------------------------
+// The answer an input's class decides, checked in the order the proxy meets them: the onRequest
+// guard, then fastify's content-type lookup, its body limit and its JSON parser. Anything past
+// these depends on the action itself, and is held only to the list of codes.
+
+/** Content types that are not JSON to the proxy; '', '*\/*', 'application/' and none at all are left out (fastify's call). */
+const NOT_JSON = new Set(['application/vnd.api+json', 'text/plain', 'text/plain; charset=utf-8', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream']);
+const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8']);
+const FOREIGN_ORIGINS = new Set(['http://evil.example', 'null', 'http://127.0.0.1:1']);
+
+function expectedError(fuzz: FuzzCase): { inputClass: string; code: ProxyErrorCode } | undefined {
+  if ((fuzz.headers.origin !== undefined && FOREIGN_ORIGINS.has(fuzz.headers.origin)) || fuzz.headers['sec-fetch-site'] === 'cross-site') return { inputClass: 'foreign origin', code: 'origin_forbidden' };
+  if (fuzz.contentType !== undefined && NOT_JSON.has(fuzz.contentType)) return { inputClass: 'not JSON by content type', code: 'unsupported_media_type' };
+  if (fuzz.contentType === undefined || !JSON_TYPES.has(fuzz.contentType)) return undefined;
+  const bytes = Buffer.byteLength(fuzz.body);
+  if (bytes > MAX_BODY_BYTES) return { inputClass: 'oversized', code: 'body_too_large' };
+  if (bytes === 0) return { inputClass: 'empty', code: 'body_empty' };
+  const text = (typeof fuzz.body === 'string' ? fuzz.body : fuzz.body.toString('utf8')).replace(/^\ufeff/, '');
+  try {
+    JSON.parse(text);
+  } catch {
+    return { inputClass: 'invalid JSON', code: 'json_invalid' };
+  }
+  return undefined;
+}
+
+/** The error table of docs/http-api.md: `| status | code(s) | when |`, one or more codes a row. */
+async function documentedErrors(): Promise<Map<string, number>> {
+  const doc = await readFile(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+  const table = doc.split('\n## Errors\n')[1]?.split('\n| status | code | when |\n|---|---|---|\n')[1]?.split('\n\n')[0] ?? '';
+  const documented = new Map<string, number>();
+  for (const row of table.split('\n')) {
+    const [, status, codes] = /^\| (\d{3}) \| ([^|]+) \|/.exec(row) ?? [];
+    for (const [, code] of (codes ?? '').matchAll(/`([a-z0-9_]+)`/g)) documented.set(code as string, Number(status));
+  }
+  return documented;
+}
+
+describe('the proxy error codes', () => {
+  it('docs/http-api.md lists exactly the exported codes, each with its status', async () => {
+    const documented = await documentedErrors();
+    expect(documented.size).toBeGreaterThan(10);
+    expect(Object.fromEntries([...documented].sort())).toEqual(Object.fromEntries(Object.entries(PROXY_ERROR_STATUS).sort()));
+  });
+});
 
 function describeCase(fuzz: FuzzCase): string {
   // Long runs of one character are shortened, so what is unusual about the body stays visible.
@@ -195,6 +244,8 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
   const statuses = new Map<number, number>();
   const codes = new Map<string, number>();
   const decisions = new Map<string, number>();
+  /** How often each input class with a determined answer came up: a class never generated checks nothing. */
+  const classes = new Map<string, number>();
   let requests = 0;
 
   beforeAll(async () => {
@@ -219,6 +270,12 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
   function judge(fuzz: FuzzCase, answer: HttpAnswer): void {
     const shown = `${answer.status} ${answer.text.slice(0, 400)}`;
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    const expected = expectedError(fuzz);
+    if (expected) {
+      classes.set(expected.inputClass, (classes.get(expected.inputClass) ?? 0) + 1);
+      const status = PROXY_ERROR_STATUS[expected.code];
+      if (answer.status !== status || answer.body?.error?.code !== expected.code) return fail(`${expected.inputClass}: not ${status} ${expected.code}`, fuzz, shown);
+    }
     if (answer.status < 400 || answer.status >= 500) {
       if (answer.status !== 200) return fail(`status ${answer.status}${answer.body?.error?.code ? ` ${answer.body.error.code}` : ''}`, fuzz, shown);
       const decided = answer.body;
@@ -233,7 +290,9 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
       return undefined;
     }
     const code = answer.body?.error?.code;
-    if (typeof code !== 'string' || !CODE.test(code) || typeof answer.body.error.message !== 'string') return fail(`a ${answer.status} without the one error body`, fuzz, shown);
+    if (typeof code !== 'string' || typeof answer.body.error.message !== 'string') return fail(`a ${answer.status} without the one error body`, fuzz, shown);
+    if (!Object.hasOwn(PROXY_ERROR_STATUS, code)) return fail(`code ${code} is not in PROXY_ERROR_STATUS`, fuzz, shown);
+    if (PROXY_ERROR_STATUS[code as ProxyErrorCode] !== answer.status) return fail(`${code} with status ${answer.status}, documented ${PROXY_ERROR_STATUS[code as ProxyErrorCode]}`, fuzz, shown);
     if (answer.body.actionPass !== undefined) return fail('an error with a pass', fuzz, shown);
     codes.set(`${answer.status} ${code}`, (codes.get(`${answer.status} ${code}`) ?? 0) + 1);
     return undefined;
@@ -255,7 +314,7 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
       }),
       { numRuns: BATCHES, seed: SEED },
     );
-    process.stdout.write(`fuzz: ${requests} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}; decisions ${JSON.stringify(Object.fromEntries(decisions))}; errors ${JSON.stringify(Object.fromEntries(codes))}\n`);
+    process.stdout.write(`fuzz: ${requests} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}; decisions ${JSON.stringify(Object.fromEntries(decisions))}; errors ${JSON.stringify(Object.fromEntries(codes))}; determined by class ${JSON.stringify(Object.fromEntries(classes))}\n`);
     const internal = [...new Set(proxy.stderr().split('\n').filter((line) => line.includes('internal error')))].slice(0, 10);
     const report = [...failures].map(([symptom, { count, example }]) => `${count} × ${symptom}\n  e.g. ${example}`).join('\n\n') + (internal.length > 0 ? `\n\ninternal errors the proxy reported:\n${internal.join('\n')}` : '');
     expect.soft(failures.size, `violations in ${requests} requests:\n${report}`).toBe(0);
@@ -267,6 +326,7 @@ describe('svc proxy under 20,000 fuzzed requests', () => {
     expect.soft(decisions.get('allow') ?? 0).toBeGreaterThan(100);
     expect.soft(decisions.get('deny') ?? 0).toBeGreaterThan(100);
     expect.soft(codes.size).toBeGreaterThanOrEqual(6);
+    expect.soft([...classes.keys()].sort()).toEqual(['empty', 'foreign origin', 'invalid JSON', 'not JSON by content type', 'oversized']);
 
     expect.soft(proxy.child.exitCode).toBeNull();
     const health = await get(proxy.url, '/healthz');

@@ -51,7 +51,7 @@ rules:
     whne: { tool: chat.message.send }
     decision: allow
 `).split('\n')).toEqual([
-      'svc.yml: policy.rules.0.when: every rule needs a "when" with its conditions; write when: {} for a rule that matches every action',
+      'svc.yml:4:7: policy.rules.0.when: every rule needs a "when" with its conditions; write when: {} for a rule that matches every action',
       'svc.yml:5:7: policy.rules.0.whne: unknown key whne; see docs/configuration.md for the keys svc.yml accepts',
     ]);
   });
