@@ -26,6 +26,10 @@ async function main(argv: string[]): Promise<void> {
     } catch (error) {
       if (!(error instanceof CommanderError)) throw error;
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      // Commander has told the person on stderr; a program reading --json output gets the same on stdout.
+      if (error.exitCode !== 0 && argv.includes('--json')) {
+        process.stdout.write(`${JSON.stringify({ error: { code: 'usage', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`);
+      }
     }
   } catch (error) {
     const code = error instanceof SvcError ? error.code : ((error as NodeJS.ErrnoException).code ?? 'internal_error').toLowerCase();
