@@ -142,14 +142,14 @@ describe('svc policy simulate', () => {
     const result = await runCli(['policy', 'simulate', 'bad.json'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('svc: bad.json is not a valid svc.action.v0 action [action_invalid]\n');
+    expect(result.stderr).toContain('svc: bad.json is not a valid svc.action.v0 action [schema_invalid]\n');
     expect(result.stderr).toContain('  capability.tool: expected a dotted tool name <area>.<resource>.<verb>, for example chat.message.send\n');
     expect(result.stderr).toContain('  capability.resource: expected <kind>:<name>, for example channel:eng\n');
 
     const json = await runCli(['policy', 'simulate', 'bad.json', '--json'], { cwd: dir });
     expect(json.code).toBe(2);
     const body = JSON.parse(json.stdout) as { error: { code: string; issues: { path: string }[] } };
-    expect(body.error.code).toBe('action_invalid');
+    expect(body.error.code).toBe('schema_invalid');
     expect(body.error.issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(['capability.tool', 'capability.resource']));
   });
 
@@ -157,7 +157,7 @@ describe('svc policy simulate', () => {
     const dir = await workspace();
     await writeFile(join(dir, 'broken.json'), '{ "schemaVersion": ');
     const notJson = await runCli(['policy', 'simulate', 'broken.json'], { cwd: dir });
-    expect([notJson.code, notJson.stderr]).toEqual([2, expect.stringMatching(/^svc: broken\.json is not JSON: .* \[action_invalid\]\n$/)]);
+    expect([notJson.code, notJson.stderr]).toEqual([2, expect.stringMatching(/^svc: broken\.json is not JSON: .* \[json_invalid\]\n$/)]);
 
     const missing = await runCli(['policy', 'simulate', 'nothing.json'], { cwd: dir });
     expect([missing.code, missing.stderr]).toEqual([2, 'svc: nothing.json does not exist [action_unreadable]\n']);

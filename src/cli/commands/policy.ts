@@ -67,7 +67,7 @@ async function readActionFile(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new SvcError('action_invalid', `${file === '-' ? 'stdin' : file} is not JSON: ${(error as Error).message}`);
+    throw new SvcError('json_invalid', `${file === '-' ? 'stdin' : file} is not JSON: ${(error as Error).message}`);
   }
 }
 
@@ -89,10 +89,10 @@ function parseTime(value: string | undefined): number {
 function reportInvalidAction(file: string, issues: readonly { path: string; message: string }[], json: boolean): void {
   const message = `${file === '-' ? 'stdin' : file} is not a valid svc.action.v0 action`;
   if (json) {
-    printJson({ error: { code: 'action_invalid', message, issues } });
+    printJson({ error: { code: 'schema_invalid', message, issues } });
     return;
   }
-  process.stderr.write(`svc: ${message} [action_invalid]\n`);
+  process.stderr.write(`svc: ${message} [schema_invalid]\n`);
   for (const issue of issues) process.stderr.write(`  ${issue.path}: ${issue.message}\n`);
 }
 
