@@ -1,12 +1,13 @@
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 /**
  * The protected files a recursive read of `dir` would reach (`grep -r KEY .` reads `.env`). The
  * walk is bounded so a hook stays fast in a large tree: past the bounds it reports itself
- * incomplete, and the caller treats the rest as unknown (never as clean). `.git` and
- * `node_modules` are not entered: they hold the repository's objects and installed packages, not
- * the workspace's secrets (docs/hooks.md says so).
+ * incomplete, and the caller treats the rest as unknown (never as clean). Symlinks are followed:
+ * to a protected file, and into directories (bounded by the same limits, each real directory
+ * entered once). `.git` and `node_modules` are not entered: they hold the repository's objects
+ * and installed packages, not the workspace's secrets (docs/hooks.md says so).
  */
 export interface ProtectedInside {
   /** Each protected entry, with where it leads when it is a symlink. */
@@ -20,40 +21,62 @@ export function findProtectedInside(dir: string, protects: (path: string) => str
   const found: ProtectedInside['found'] = [];
   const deadline = performance.now() + limits.ms;
   let seen = 0;
-  const pending = [dir];
+  // The walk reads physical directories and checks both names: under `src/h -> ~`, the entry
+  // `src/h/.aws` is `~/.aws` for the kernel, and only that name is protected.
+  const root = realPathOf(dir) ?? dir;
+  const visited = new Set([root]);
+  const pending: { path: string; real: string }[] = [{ path: dir, real: root }];
   while (pending.length > 0) {
-    const current = pending.pop() as string;
+    const current = pending.pop() as { path: string; real: string };
     let entries: Dirent[];
     try {
-      entries = readdirSync(current, { withFileTypes: true });
+      entries = readdirSync(current.real, { withFileTypes: true });
     } catch {
       continue; // unreadable to us is unreadable to the command too
     }
     for (const entry of entries) {
       seen += 1;
       if (seen > limits.entries || (seen % 256 === 0 && performance.now() > deadline)) return { found, complete: false };
-      const path = join(current, entry.name);
+      const path = join(current.path, entry.name);
+      let real = join(current.real, entry.name);
       if (protects(path) !== undefined) {
-        found.push({ path });
+        found.push(real === path ? { path } : { path, realPath: real });
         continue;
       }
-      const realPath = entry.isSymbolicLink() ? protectedTarget(path, protects) : undefined;
-      if (realPath !== undefined) {
-        found.push({ path, realPath });
+      if (entry.isSymbolicLink()) {
+        const target = realPathOf(real);
+        if (target === undefined) continue; // dangling: leads nowhere
+        real = target;
+      }
+      if (real !== path && protects(real) !== undefined) {
+        found.push({ path, realPath: real });
         continue;
       }
-      if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
+      // A symlinked directory is walked like any other (`grep -R`, `cp -rL`, `tar h`, `rsync -L`,
+      // `find -L` follow it), once per real directory, so a link to an ancestor ends.
+      const directory = entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(real));
+      if (directory && !SKIPPED_DIRECTORIES.has(entry.name) && !visited.has(real)) {
+        visited.add(real);
+        pending.push({ path, real });
+      }
     }
   }
   return { found: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), complete: true };
 }
 
-/** Where the symlink at `path` leads, if that is protected. */
-function protectedTarget(path: string, protects: (path: string) => string | undefined): string | undefined {
+/** Where `path` leads, symlinks resolved; undefined when nowhere. */
+function realPathOf(path: string): string | undefined {
   try {
-    const realPath = realpathSync(path);
-    return protects(realPath) !== undefined ? realPath : undefined;
+    return realpathSync(path);
   } catch {
     return undefined;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

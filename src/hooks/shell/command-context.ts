@@ -31,6 +31,12 @@ export interface CommandContext {
   changeDirectory(change: DirectoryChange): void;
   /** Records a directory the command creates, so a later `cd` into it is not doubted. */
   created(word: Word): void;
+  /**
+   * Records a link the command creates at `link` to `target` (`ln -s ~ h`), so later commands of
+   * the line resolve paths through it (`cat h/.ssh/id_rsa` reads `~/.ssh/id_rsa`). A relative
+   * target of a symbolic link is relative to the link's directory, of a hard link to the working one.
+   */
+  linked(target: Word, link: Word, symbolic: boolean): void;
 }
 
 export interface FileOptions {

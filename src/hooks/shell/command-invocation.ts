@@ -1,7 +1,11 @@
 import { posix } from 'node:path';
 import type { CommandContext, DirectoryChange, FileOptions, RunChanges, StdinSource } from './command-context.js';
+import { reportEnvironment, type EnvironmentAssignment } from './commands/environment.js';
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
+import { searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
+import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
+import { resolvePath } from './path-resolution.js';
 import type { ScriptWalker } from './script-walker.js';
 import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
@@ -11,6 +15,11 @@ import { eitherDirectory, enterDirectory, knownDirectory, type WorkingDirectory 
 interface InvocationOptions {
   homeReassigned: boolean;
   placeholder?: RunChanges['placeholder'];
+  /**
+   * Variables assigned for this command (`GIT_PAGER=… git log`), or by a statement of their own
+   * (`export EDITOR=…`, then argv is empty): those that carry code or files are reported.
+   */
+  assignments?: readonly EnvironmentAssignment[];
 }
 
 /** One simple command being analyzed: the CommandContext its handler works with. */
@@ -30,6 +39,12 @@ export class InvocationContext implements CommandContext {
 
   get home(): string | undefined {
     return this.options.homeReassigned ? undefined : this.state.home;
+  }
+
+  /** Reports the variables assigned with this command that carry code or files (commands/environment.ts). */
+  reportAssignments(): void {
+    const assignments = this.options.assignments;
+    if (assignments !== undefined && assignments.length > 0) reportEnvironment(this, assignments);
   }
 
   /** Adds this command to the analysis' list of simple commands. */
@@ -76,8 +91,10 @@ export class InvocationContext implements CommandContext {
   }
 
   script(code: string, via: string, options: { homeReassigned?: boolean; sameShell?: boolean } = {}): void {
-    // `eval` and `source` run in this very shell (a `cd` in them stays); `sh -c` in a new one.
+    // `eval` and `source` run in this very shell (a `cd` in them stays); `sh -c` in a new one,
+    // with the options it is started with (`bash -O dotglob -c 'cat *'`).
     const state = options.sameShell ? this.state : copyState(this.state);
+    if (!options.sameShell) state.glob = globOptionsOfShellArguments(this.argv.slice(1), state.glob);
     if (this.options.homeReassigned || options.homeReassigned) state.home = undefined;
     this.walker.session.analyzeScript(code, state, this.walker.depth + 1, via);
   }
@@ -96,6 +113,12 @@ export class InvocationContext implements CommandContext {
     if (change.kind === 'pushd') state.stack.push(from);
   }
 
+  /** `shopt -s dotglob`, `setopt globdots`, …: later globs of this shell match differently. */
+  applyShellOptions(): void {
+    const glob = globOptionsAfterBuiltin(this.program, this.argv.slice(1), this.state.glob);
+    if (glob !== undefined) this.state.glob = glob;
+  }
+
   created(word: Word): void {
     if (word.value === undefined) return;
     const value = word.value;
@@ -103,10 +126,32 @@ export class InvocationContext implements CommandContext {
     for (const dir of dirs) this.walker.session.createdDirectories.add(posix.resolve(dir, value));
   }
 
+  linked(target: Word, link: Word, symbolic: boolean): void {
+    if (target.value === undefined || link.value === undefined || target.value === '' || link.value === '') return;
+    const dirs = this.state.cwd.known ? this.state.cwd.dirs : [];
+    const probe = this.walker.session.probe;
+    for (const dir of dirs) {
+      // The link itself is replaced, not followed (`ln -sf x existing-link`); its directory is followed.
+      const at = resolvePath(link.value, dir, probe, false);
+      const linkPath = at.realPath ?? at.path;
+      const base = symbolic ? posix.dirname(linkPath) : dir;
+      probe.assumeSymlink(linkPath, posix.resolve(base, target.value));
+    }
+  }
+
   private directoryTarget(target: Word | undefined): WorkingDirectory {
     if (target === undefined) return this.state.home === undefined ? { known: false, text: '$HOME', reason: 'variable' } : knownDirectory(this.state.home);
     if (target.value === undefined) return { known: false, text: target.text, reason: target.reason };
     if (target.value === '-') return this.state.previous ?? { known: false, text: 'cd -', reason: 'unsupported' };
+    const cdpath = this.state.cdpath;
+    if (cdpath !== undefined && searchesCdpath(target.value)) {
+      if (cdpath === 'dynamic') return { known: false, text: `$CDPATH/${target.value}`, reason: 'variable' };
+      // Bash enters the first CDPATH directory holding `target`, and the working directory's last.
+      for (const entry of cdpath) {
+        const candidate = enterDirectory(entry === '' ? this.state.cwd : enterDirectory(this.state.cwd, entry), target.value);
+        if (candidate.known && candidate.dirs.every((dir) => this.isDirectory(dir))) return candidate;
+      }
+    }
     return enterDirectory(this.state.cwd, target.value);
   }
 
@@ -119,9 +164,11 @@ export class InvocationContext implements CommandContext {
  * Sends one simple command to the handler for its program. A program named by a path
  * (`./deploy.sh`, `/usr/bin/env`) is also an execute of that file; a program known only at run
  * time (`$EDITOR file`) is a dynamic execute, and its arguments are treated like an unknown
- * program's.
+ * program's. Variables assigned with the command come first: they act even when argv is empty
+ * (`export PAGER=…` on its own).
  */
 export function dispatchCommand(context: InvocationContext): void {
+  context.reportAssignments();
   const name = context.argv[0];
   if (name === undefined) return;
   if (name.value === undefined) {
@@ -133,5 +180,6 @@ export function dispatchCommand(context: InvocationContext): void {
   if (name.value.includes('/')) context.file('execute', name, 'program path');
   const convention = conventionFor(context.program);
   if (!convention.wrapper) context.record();
+  context.applyShellOptions();
   convention.handler(context);
 }

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { AnalysisSession } from './analysis-session.js';
 import type { FileOptions } from './command-context.js';
 import { isInertDevice, resolvePath } from './path-resolution.js';
+import { procTarget } from './proc-paths.js';
 import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
 import type { ShellState } from './shell-state.js';
 import type { Word } from './word-expansion.js';
@@ -25,11 +26,19 @@ export function reportFile(session: AnalysisSession, state: ShellState, kind: Fi
     return;
   }
   for (const base of bases) {
-    const resolved = resolvePath(value, base, session.probe, options.followFinal ?? true);
-    if (isInertDevice(resolved.path)) continue;
-    // A tree operation on something that is a file is an operation on that file.
-    const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? recursive : {};
-    session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
+    const through = procTarget(value.startsWith('/') ? value : `${base}/${value}`, state.cwd);
+    if (through?.kind === 'inert') continue;
+    if (through?.kind === 'dynamic') {
+      session.log.add({ kind, dynamic: { text: value, reason: 'unsupported' }, ...recursive, via: `${via} (a path of the running process)` });
+      continue;
+    }
+    for (const target of through?.paths ?? [value]) {
+      const resolved = resolvePath(target, base, session.probe, options.followFinal ?? true);
+      if (isInertDevice(resolved.path)) continue;
+      // A tree operation on something that is a file is an operation on that file.
+      const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? recursive : {};
+      session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
+    }
   }
 }
 

@@ -22,6 +22,12 @@ export interface FilesystemProbe {
   list(directory: string): readonly string[] | 'too_large' | undefined;
   /** Physical paths already worked out in this analysis (path-resolution.ts), by raw absolute path. */
   readonly physical: Map<string, string>;
+  /**
+   * Records a symlink an earlier command of the line creates (`ln -s ~ h && cat h/.ssh/id_rsa`):
+   * from then on `path` is seen as a symlink to `target` (absolute, where the link leads), so
+   * every later path through it resolves to where the kernel will arrive.
+   */
+  assumeSymlink(path: string, target: string): void;
 }
 
 export type PathKind = 'file' | 'directory' | 'other';
@@ -30,19 +36,41 @@ function kindOf(stats: Stats | undefined): PathKind | undefined {
   return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
 }
 
+function forgetFrom(cache: Map<string, unknown>, path: string): void {
+  for (const known of cache.keys()) if (known === path || known.startsWith(`${path}/`)) cache.delete(known);
+}
+
 export function createFilesystemProbe(): FilesystemProbe {
   const realpaths = new Map<string, string | undefined>();
   const kinds = new Map<string, PathKind | undefined>();
   const linkKinds = new Map<string, PathKind | 'symlink' | undefined>();
   const listings = new Map<string, readonly string[] | 'too_large' | undefined>();
   let listed = 0;
+  /** Symlinks assumed (assumeSymlink): link path → where it leads. */
+  const assumed = new Map<string, string>();
+  /** `path` with an assumed link at its start replaced by where it leads (the real filesystem has no such link yet). */
+  const throughAssumed = (path: string): string => {
+    for (const [link, real] of assumed) {
+      if (path.startsWith(`${link}/`)) return real + path.slice(link.length);
+    }
+    return path;
+  };
   const probe: FilesystemProbe = {
     physical: new Map(),
+    assumeSymlink(path, target) {
+      // Where the target leads now (it may be a link itself); a missing target is kept as written.
+      const real = probe.realpath(target) ?? target;
+      assumed.set(path, real);
+      // Anything worked out at or under `path` before the link existed is stale.
+      for (const cache of [realpaths, kinds, linkKinds, listings]) forgetFrom(cache, path);
+      probe.physical.clear();
+    },
     realpath(path) {
       if (realpaths.has(path)) return realpaths.get(path);
       let real: string | undefined;
       try {
-        real = realpathSync.native(path);
+        const link = assumed.get(path);
+        real = link !== undefined ? link : realpathSync.native(throughAssumed(path));
       } catch {
         real = undefined;
       }
@@ -57,7 +85,7 @@ export function createFilesystemProbe(): FilesystemProbe {
       if (link !== undefined && link !== 'symlink') kind = link;
       else {
         try {
-          kind = kindOf(statSync(path, { throwIfNoEntry: false }));
+          kind = kindOf(statSync(assumed.get(path) ?? throughAssumed(path), { throwIfNoEntry: false }));
         } catch {
           kind = undefined;
         }
@@ -69,7 +97,8 @@ export function createFilesystemProbe(): FilesystemProbe {
       if (linkKinds.has(path)) return linkKinds.get(path);
       let kind: PathKind | 'symlink' | undefined;
       try {
-        const stats = lstatSync(path, { throwIfNoEntry: false });
+        if (assumed.has(path)) return 'symlink';
+        const stats = lstatSync(throughAssumed(path), { throwIfNoEntry: false });
         kind = stats?.isSymbolicLink() ? 'symlink' : kindOf(stats);
       } catch {
         kind = undefined;
@@ -83,7 +112,7 @@ export function createFilesystemProbe(): FilesystemProbe {
       listed += 1;
       let names: string[] | 'too_large' | undefined;
       try {
-        const dir = opendirSync(directory, { bufferSize: 256 });
+        const dir = opendirSync(assumed.get(directory) ?? throughAssumed(directory), { bufferSize: 256 });
         try {
           const read: string[] = [];
           for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {

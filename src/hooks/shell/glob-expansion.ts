@@ -3,9 +3,10 @@ import type { FilesystemProbe } from './filesystem-probe.js';
 import { hasBare, unmark } from './marked-text.js';
 
 /**
- * Pathname expansion the way bash does it by default, against the real directory: `cat .en*`
- * reads `.env` and `.env.local`. Rules kept from bash (no dotglob, nullglob, failglob, globstar or
- * extglob, and `globskipdots` as in bash 5.2 and zsh):
+ * Pathname expansion the way bash does it, against the real directory: `cat .en*` reads `.env`
+ * and `.env.local`. Rules kept from bash (no nullglob, failglob, globstar or extglob, and
+ * `globskipdots` as in bash 5.2 and zsh; dotglob and nocaseglob as the script set them, see
+ * GlobOptions):
  * - `*`, `?` and `[…]` act only when unquoted; each path component is matched on its own;
  * - a name starting with `.` matches only when the pattern component starts with a `.`;
  * - `.` and `..` are never produced by a wildcard;
@@ -13,6 +14,18 @@ import { hasBare, unmark } from './marked-text.js';
  */
 
 export type GlobResult = { matches: string[] } | { tooMany: true } | undefined;
+
+/**
+ * The shell options that change what a pattern matches, as the command line set them
+ * (glob-options.ts): `dot` is bash's dotglob (or GLOBIGNORE set, zsh's globdots): a wildcard
+ * matches a leading `.`; `caseless` is nocaseglob: `.EN*` matches `.env`.
+ */
+export interface GlobOptions {
+  readonly dot: boolean;
+  readonly caseless: boolean;
+}
+
+export const DEFAULT_GLOB_OPTIONS: GlobOptions = { dot: false, caseless: false };
 
 /** True when the marked word has a bare `*`, `?` or `[` and so is a pattern. */
 export function isGlobPattern(marked: string): boolean {
@@ -24,7 +37,7 @@ export function isGlobPattern(marked: string): boolean {
  * relative), sorted per directory; undefined when nothing matches. `base` is the directory a
  * relative pattern is matched in.
  */
-export function expandGlob(marked: string, base: string, probe: FilesystemProbe): GlobResult {
+export function expandGlob(marked: string, base: string, probe: FilesystemProbe, options: GlobOptions = DEFAULT_GLOB_OPTIONS): GlobResult {
   const components = splitComponents(marked);
   const absolute = components[0] === '';
   let candidates: { written: string; path: string }[] = [{ written: absolute ? '/' : '', path: absolute ? '/' : base }];
@@ -40,7 +53,7 @@ export function expandGlob(marked: string, base: string, probe: FilesystemProbe)
         .map((candidate) => ({ written: `${candidate.written}/`, path: candidate.path }));
       continue;
     }
-    const matcher = isGlobPattern(component) ? compileComponent(component) : undefined;
+    const matcher = isGlobPattern(component) ? compileComponent(component, options) : undefined;
     const next: { written: string; path: string }[] = [];
     for (const candidate of candidates) {
       if (matcher === undefined) {
@@ -99,7 +112,7 @@ interface ComponentMatcher {
   dot: boolean;
 }
 
-function compileComponent(component: string): ComponentMatcher {
+function compileComponent(component: string, options: GlobOptions): ComponentMatcher {
   let source = '^';
   for (let i = 0; i < component.length; i += 1) {
     const char = component[i] as string;
@@ -122,7 +135,7 @@ function compileComponent(component: string): ComponentMatcher {
     }
   }
   const first = component[0] === '\\' ? component[1] : component[0];
-  return { regex: new RegExp(`${source}$`, 's'), dot: first === '.' };
+  return { regex: new RegExp(`${source}$`, options.caseless ? 'si' : 's'), dot: first === '.' || options.dot };
 }
 
 const POSIX_CLASSES: Record<string, string> = {

@@ -1,11 +1,15 @@
 import type { AnalysisSession } from './analysis-session.js';
 import { dispatchCommand, InvocationContext } from './command-invocation.js';
+import type { EnvironmentAssignment } from './commands/environment.js';
 import type { StdinSource } from './command-context.js';
+import { cdpathOf } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
+import { globOptionsAfterAssignment } from './glob-options.js';
 import { UnanalyzableCommand } from './operation-log.js';
 import { interpretRedirection, isTouchingDescriptor, type Redirection } from './redirections.js';
 import type { FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
+import { regroupStatement } from './statement-grouping.js';
 import { staticOutput } from './static-output.js';
 import type { SyntaxNode } from './syntax-tree.js';
 import { groupAdjacent } from './syntax-words.js';
@@ -88,9 +92,13 @@ export class ScriptWalker {
       case 'command':
         return this.command(node, state, stdin, [], undefined, []);
       case 'redirected_statement':
-        return this.redirectedStatement(node, state, stdin);
-      case 'pipeline':
-        return this.pipeline(node.children.filter((child) => child.named && child.type !== 'comment'), state, stdin);
+      case 'pipeline': {
+        // `cd d && cat < f | head`: the grammar's grouping is not bash's (statement-grouping.ts).
+        const grouped = regroupStatement(node);
+        if (grouped.type === 'redirected_statement') return this.redirectedStatement(grouped, state, stdin);
+        if (grouped.type === 'pipeline') return this.pipeline(grouped.children.filter((child) => child.named && child.type !== 'comment'), state, stdin);
+        return this.statement(grouped, state, stdin);
+      }
       case 'list':
         return this.list(node, state, stdin);
       case 'subshell':
@@ -105,15 +113,17 @@ export class ScriptWalker {
         this.conditional(node, copyState(state));
         return undefined;
       case 'variable_assignment':
-        this.assignment(node, state, true);
-        return undefined;
       case 'variable_assignments':
-      case 'declaration_command':
-        for (const child of node.children) {
-          if (child.type === 'variable_assignment') this.assignment(child, state, true);
+      case 'declaration_command': {
+        const assignments: EnvironmentAssignment[] = [];
+        for (const child of node.type === 'variable_assignment' ? [node] : node.children) {
+          if (child.type === 'variable_assignment') this.assignment(child, state, true, assignments);
           else if (child.named) this.substitutionsIn(child, state);
         }
+        // An assignment to an exported variable (`export PAGER=…`, or `EDITOR=…` when EDITOR is exported) reaches later commands.
+        if (assignments.length > 0) dispatchCommand(new InvocationContext(this, state, [], stdin, { homeReassigned: false, assignments }));
         return undefined;
+      }
       case 'unset_command':
         if (node.children.some((child) => this.text(child) === 'HOME')) state.home = undefined;
         this.substitutionsIn(node, state);
@@ -265,11 +275,12 @@ export class ScriptWalker {
   private command(node: SyntaxNode, state: ShellState, stdin: StdinSource, extraWords: readonly SyntaxNode[][], outerStdin: StdinSource | undefined, outerRedirectStarts: readonly number[]): string | undefined {
     const scope = this.scope(state);
     let homeReassigned = false;
+    const assignments: EnvironmentAssignment[] = [];
     const wordNodes: SyntaxNode[] = [];
     const redirectNodes: SyntaxNode[] = [];
     for (const child of node.children) {
       if (child.type === 'variable_assignment') {
-        if (this.assignment(child, state, false)) homeReassigned = true;
+        if (this.assignment(child, state, false, assignments)) homeReassigned = true;
       } else if (child.field === 'redirect') redirectNodes.push(child);
       else if (child.field === 'name' || child.field === 'argument') {
         // `command_name` wraps the word; unwrapping it keeps plain names on the fast path.
@@ -289,22 +300,33 @@ export class ScriptWalker {
       argv.push(...expandWord(group, scope, { assignment }));
     }
     const input = outerStdin ?? applied.stdin ?? stdin;
-    if (argv.length === 0) return undefined;
-    const context = new InvocationContext(this, state, argv, input, { homeReassigned });
+    if (argv.length === 0 && assignments.length === 0) return undefined;
+    const context = new InvocationContext(this, state, argv, input, { homeReassigned, assignments });
     dispatchCommand(context);
     return applied.redirectsOutput ? undefined : staticOutput(argv, input);
   }
 
   /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
-  private assignment(node: SyntaxNode, state: ShellState, persistent: boolean): boolean {
+  private assignment(node: SyntaxNode, state: ShellState, persistent: boolean, assignments: EnvironmentAssignment[]): boolean {
     const name = node.children.find((child) => child.field === 'name');
     const values = node.children.filter((child) => child.field === 'value');
     const scope = this.scope(state);
+    let expanded: Word[] | undefined;
     for (const value of values) {
       if (value.type === 'array') this.substitutionsIn(value, state);
-      else expandWord([value], scope, { glob: false, assignment: true });
+      else expanded = expandWord([value], scope, { glob: false, assignment: true });
     }
-    const home = name !== undefined && this.text(name) === 'HOME';
+    const assigned = name === undefined ? undefined : this.text(name);
+    // Variables that carry code or files (commands/environment.ts) are reported by the command they reach.
+    if (assigned !== undefined && expanded?.length === 1) assignments.push({ name: assigned, value: expanded[0] as Word });
+    // GLOBIGNORE and BASHOPTS change later globs (glob-options.ts), CDPATH later `cd`s; as the
+    // prefix of one command too (conservatively: a shell that command starts inherits them).
+    if (assigned !== undefined) state.glob = globOptionsAfterAssignment(assigned, state.glob);
+    if (assigned === 'CDPATH') {
+      const value = values.length === 0 ? '' : expanded?.length === 1 ? expanded[0]?.value : undefined;
+      state.cdpath = value === undefined ? 'dynamic' : cdpathOf(value);
+    }
+    const home = assigned === 'HOME';
     if (home && persistent) state.home = undefined;
     return home;
   }
@@ -334,6 +356,7 @@ export class ScriptWalker {
       home: state.home,
       cwd: primaryDirectory(state.cwd),
       probe: this.session.probe,
+      glob: state.glob,
       substitution: (node) => this.substitution(node, state),
     };
   }

@@ -47,4 +47,9 @@ export interface ShellContext {
   cwd: string;
   /** The user's home directory, for `~` and `$HOME`. */
   home: string;
+  /**
+   * The CDPATH the shell starts with (`cd name` searches it). When absent, the analyzing
+   * process' own: a hook runs with the environment of the agent whose shell runs the command.
+   */
+  cdpath?: string;
 }

@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import { MAX_COMMAND_BYTES } from './analysis-limits.js';
 import { AnalysisSession } from './analysis-session.js';
 import { loadBashParser, type BashParser } from './bash-parser.js';
+import { cdpathOf } from './cdpath.js';
+import { DEFAULT_GLOB_OPTIONS } from './glob-expansion.js';
 import { UnanalyzableCommand } from './operation-log.js';
 import type { ShellAnalysis, ShellContext } from './shell-analysis.js';
 import { knownDirectory } from './working-directory.js';
@@ -34,7 +36,7 @@ class BashShellAnalyzer implements ShellAnalyzer {
       if (command.length > MAX_COMMAND_BYTES || Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return unparsable(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
       if (!posix.isAbsolute(context.cwd) || !posix.isAbsolute(context.home)) return unparsable('the working directory and the home directory must be absolute paths');
       const session = new AnalysisSession(this.parser);
-      session.analyzeScript(command, { cwd: knownDirectory(posix.resolve(context.cwd)), previous: undefined, stack: [], home: posix.resolve(context.home) }, 0);
+      session.analyzeScript(command, { cwd: knownDirectory(posix.resolve(context.cwd)), previous: undefined, stack: [], home: posix.resolve(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: cdpathOf(context.cdpath ?? process.env.CDPATH) }, 0);
       return { ok: true, commands: session.log.commands, operations: session.log.operations };
     } catch (error) {
       if (error instanceof UnanalyzableCommand) return unparsable(error.message);

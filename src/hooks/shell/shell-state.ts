@@ -1,8 +1,10 @@
+import type { CdPath } from './cdpath.js';
+import type { GlobOptions } from './glob-expansion.js';
 import type { WorkingDirectory } from './working-directory.js';
 
 /**
  * The part of a running shell's state that changes what a path means: its working directory
- * (and the ones `cd -` and `popd` return to) and its HOME. A subshell, a pipeline element or a
+ * (and the ones `cd -` and `popd` return to), its HOME, its glob options and CDPATH. A subshell, a pipeline element or a
  * nested `sh -c` works on a copy; `cd` in a `{ …; }` group or via `eval` changes the original.
  */
 export interface ShellState {
@@ -13,8 +15,12 @@ export interface ShellState {
   stack: WorkingDirectory[];
   /** The user's home directory; undefined once the script assigned HOME (then `~` and `$HOME` are dynamic). */
   home: string | undefined;
+  /** `shopt -s dotglob`, `GLOBIGNORE=…`, `setopt globdots`, `bash -O nocaseglob`: what globs match from here on. */
+  glob: GlobOptions;
+  /** Where `cd name` looks for `name` first (cdpath.ts). */
+  cdpath: CdPath;
 }
 
 export function copyState(state: ShellState): ShellState {
-  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home };
+  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath };
 }

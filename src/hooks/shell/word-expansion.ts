@@ -1,7 +1,7 @@
 import { decodeAnsiC } from './ansi-c-string.js';
 import { BraceLimitExceeded, expandBraces } from './brace-expansion.js';
 import type { FilesystemProbe } from './filesystem-probe.js';
-import { expandGlob, isGlobPattern } from './glob-expansion.js';
+import { expandGlob, isGlobPattern, type GlobOptions } from './glob-expansion.js';
 import { MAX_ATOMS, atom, bare, firstAtom, literal, unmark } from './marked-text.js';
 import type { DynamicReason } from './shell-analysis.js';
 import type { SyntaxNode } from './syntax-tree.js';
@@ -36,6 +36,8 @@ export interface ExpansionScope {
   /** The directory relative globs are matched in and `~+` names; undefined when not known. */
   readonly cwd: string | undefined;
   readonly probe: FilesystemProbe;
+  /** The glob options in effect (bash's defaults when absent). */
+  readonly glob?: GlobOptions;
   /** Command and process substitutions inside a word run: the analyzer follows them. */
   substitution(node: SyntaxNode): void;
 }
@@ -103,7 +105,7 @@ function finishWord(marked: string, text: string, atoms: Atom[], scope: Expansio
     }
     if (options.glob !== false && isGlobPattern(tilde)) {
       const base = tilde.startsWith('/') || tilde.startsWith('\\/') ? '/' : scope.cwd;
-      const result = base === undefined ? undefined : expandGlob(tilde, base, scope.probe);
+      const result = base === undefined ? undefined : expandGlob(tilde, base, scope.probe, scope.glob);
       if (result && 'tooMany' in result) {
         words.push({ value: undefined, text: rendered, reason: 'unsupported' });
         continue;

@@ -87,6 +87,8 @@ const LINKS: Record<string, string> = {
   'project/link-to-config': 'config',
   'project/link-to-ssh': '../home/.ssh',
   'project/public/innocent.txt': '../.env.local',
+  // A directory holding a link to the home directory: a recursive read of it reaches ~/.ssh.
+  'project/sub/home-link': '../../home',
 };
 
 /** Creates the fixture under a fresh temporary directory (its real path, so no symlink sits above it). */
@@ -96,7 +98,10 @@ export function makeFixtureWorkspace(): FixtureWorkspace {
     mkdirSync(dirname(join(base, file)), { recursive: true });
     writeFileSync(join(base, file), content);
   }
-  for (const [link, target] of Object.entries(LINKS)) symlinkSync(target, join(base, link));
+  for (const [link, target] of Object.entries(LINKS)) {
+    mkdirSync(dirname(join(base, link)), { recursive: true });
+    symlinkSync(target, join(base, link));
+  }
   return { root: join(base, 'project'), home: join(base, 'home'), cleanup: () => rmSync(base, { recursive: true, force: true }) };
 }
 
@@ -159,24 +164,23 @@ function under(path: string, ancestor: string): boolean {
   return path === ancestor || path.startsWith(`${ancestor}/`);
 }
 
-/** A protected file at or under `path` (following symlinks found inside, not entering .git or node_modules). */
-function protectedWithin(path: string, access: 'read' | 'write', fixture: Pick<FixtureWorkspace, 'root' | 'home'>): boolean {
+/**
+ * A protected file at or under `path`, checked by the name the command uses and by where it really
+ * leads; symlinked directories inside are entered too (each real directory once), .git and
+ * node_modules are not.
+ */
+function protectedWithin(path: string, access: 'read' | 'write', fixture: Pick<FixtureWorkspace, 'root' | 'home'>, visited = new Set<string>()): boolean {
   if (isProtected(path, access, fixture)) return true;
-  let stats;
+  let real: string;
   try {
-    stats = lstatSync(path);
+    real = realpathSync(path);
   } catch {
     return false;
   }
-  if (stats.isSymbolicLink()) {
-    try {
-      return isProtected(realpathSync(path), access, fixture);
-    } catch {
-      return false;
-    }
-  }
-  if (!stats.isDirectory()) return false;
-  return readdirSync(path).some((name) => name !== '.git' && name !== 'node_modules' && protectedWithin(posix.join(path, name), access, fixture));
+  if (isProtected(real, access, fixture)) return true;
+  if (!lstatSync(real).isDirectory() || visited.has(real)) return false;
+  visited.add(real);
+  return readdirSync(real).some((name) => name !== '.git' && name !== 'node_modules' && protectedWithin(posix.join(path, name), access, fixture, visited));
 }
 
 /** The decision the rules give for these operations (corpus paths). */

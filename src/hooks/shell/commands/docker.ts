@@ -1,7 +1,8 @@
+import { posix } from 'node:path';
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, isUrl, reportEach } from './operands.js';
+import { argumentsOf, DOTENV_FILE, isUrl, reportEach, reportEnvFiles } from './operands.js';
 
 /**
  * docker and podman, where they touch the host's files: `docker cp` copies between a container
@@ -116,9 +117,23 @@ function bindMount(context: CommandContext, volume: Word, via: string): void {
   if (!mode.split(',').includes('ro')) context.file('write', staticWord(host), via, { recursive: true });
 }
 
+/**
+ * compose reads its files and, unless `--env-file` names others, the `.env` of the project
+ * directory, whose values it interpolates (`docker compose config` prints them). The `env_file:`
+ * entries inside a compose file are content this analysis does not read.
+ */
 function compose(context: CommandContext, words: readonly Word[]): void {
   const parsed = parseArguments(words, { short: 'fp', long: ['file', 'project-name', 'env-file', 'project-directory', 'profile', 'ansi', 'parallel', 'progress'], stopAtOperand: true });
   reportEach(context, 'read', parsed.values('-f', '--file', '--env-file'), 'docker compose option file');
+  if (parsed.has('--env-file')) return;
+  const file = parsed.values('-f', '--file')[0];
+  const directory = parsed.last('--project-directory') ?? (file?.value !== undefined && file.value !== '-' ? staticWord(posix.dirname(file.value)) : file);
+  reportEnvFiles(context, DOTENV_FILE, 'docker compose .env', directory);
 }
 
-export const DOCKER_COMMANDS: Record<string, CommandConvention> = { docker: DOCKER, podman: DOCKER };
+export const DOCKER_COMMANDS: Record<string, CommandConvention> = {
+  docker: DOCKER,
+  podman: DOCKER,
+  'docker-compose': { handler: (context) => compose(context, argumentsOf(context)) },
+  'podman-compose': { handler: (context) => compose(context, argumentsOf(context)) },
+};

@@ -1,5 +1,6 @@
 import { parseArguments, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
 import { argumentsOf, reportEach } from './operands.js';
 
 /**
@@ -14,6 +15,8 @@ interface ReaderSpec {
   readOptions?: readonly string[];
   /** Options whose value is a file the program writes. */
   writeOptions?: readonly string[];
+  /** Options whose value is a file listing the files to read (`--files0-from`): those are known only when it runs. */
+  listOptions?: readonly string[];
   /** Operands from this position on are written, not read (`xxd in out`). */
   outputFrom?: number;
   /** Operands before this position are not files (jq's filter), unless one of `unlessOptions` supplies them. */
@@ -32,6 +35,12 @@ function reader(spec: ReaderSpec = {}): CommandConvention {
       const via = `${context.program} argument`;
       for (const option of spec.readOptions ?? []) reportEach(context, 'read', parsed.values(option), `${context.program} ${option}`);
       for (const option of spec.writeOptions ?? []) reportEach(context, 'write', parsed.values(option), `${context.program} ${option}`);
+      for (const option of spec.listOptions ?? []) {
+        for (const list of parsed.values(option)) {
+          context.file('read', list, `${context.program} ${option}`);
+          context.dynamic('read', `files listed in ${list.value ?? list.text}`, 'unsupported', `${context.program} ${option}`);
+        }
+      }
       let operands = parsed.operands;
       if (spec.leadingNonFiles && !parsed.has(...spec.leadingNonFiles.unlessOptions)) operands = operands.slice(spec.leadingNonFiles.count);
       const recursive = spec.recursiveOptions !== undefined && parsed.has(...spec.recursiveOptions);
@@ -45,6 +54,56 @@ function reader(spec: ReaderSpec = {}): CommandConvention {
 
 const PLAIN = reader();
 
+/**
+ * jq: the filter is the first operand unless `-f`/`--from-file` names a file holding it; the
+ * other operands are input files, except after `--args`/`--jsonargs`, where they are values.
+ * `--arg`/`--argjson NAME VALUE` take two words, and `--rawfile`/`--slurpfile NAME FILE` read
+ * FILE into a variable (`jq -n --rawfile x .env '$x'` prints it).
+ */
+const JQ: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    let filterGiven = false;
+    let filterSeen = false;
+    let valuesOnly = false;
+    let optionsEnded = false;
+    for (let index = 0; index < words.length; index += 1) {
+      const word = words[index] as Word;
+      const value = word.value;
+      if (optionsEnded || value === undefined || value === '-' || !value.startsWith('-')) {
+        if (!filterGiven && !filterSeen) filterSeen = true;
+        else if (!valuesOnly) context.file('read', word, 'jq argument');
+        continue;
+      }
+      if (value === '--') optionsEnded = true;
+      else if (value === '--args' || value === '--jsonargs') valuesOnly = true;
+      else if (value === '--arg' || value === '--argjson') index += 2;
+      else if (value === '--rawfile' || value === '--slurpfile') {
+        const file = words[index + 2];
+        if (file !== undefined) context.file('read', file, `jq ${value}`);
+        index += 2;
+      } else if (value === '--from-file' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value)) {
+        const file = words[index + 1];
+        if (file !== undefined) context.file('read', file, `jq ${value}`);
+        filterGiven = true;
+        index += 1;
+      } else if (value === '--indent' || value === '-L' || value === '--library-path') index += 1;
+    }
+  },
+};
+
+const YQ_READER = reader({ syntax: { short: 'IopP', long: ['indent', 'output-format', 'input-format', 'from-file'] }, leadingNonFiles: { count: 1, unlessOptions: ['--from-file'] }, readOptions: ['--from-file'] });
+
+/** yq: like jq, and its `load`, `load_str`, `load_xml`, … operators read any file the expression names. */
+const YQ: CommandConvention = {
+  handler(context) {
+    YQ_READER.handler(context);
+    for (const word of argumentsOf(context)) {
+      if (word.value !== undefined && /\bload(?:_\w+)?\s*\(/.test(word.value)) context.dynamic('read', word.value, 'interpreter_code', 'yq load operator');
+    }
+  },
+};
+
 export const FILE_READERS: Record<string, CommandConvention> = {
   cat: reader({ syntax: {} }),
   tac: reader({ syntax: { short: 's', long: ['separator'] } }),
@@ -54,7 +113,7 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   most: reader({ plusWordsAreOptions: true }),
   head: reader({ syntax: { short: 'nc', long: ['lines', 'bytes'] } }),
   tail: reader({ syntax: { short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] } }),
-  wc: reader({ readOptions: ['--files0-from'] }),
+  wc: reader({ syntax: { long: ['files0-from'] }, listOptions: ['--files0-from'] }),
   xxd: reader({ syntax: { short: 'cglsonRb', long: ['cols', 'groupsize', 'len', 'seek', 'name'] }, outputFrom: 1 }),
   hexdump: reader({ syntax: { short: 'nseEf' }, readOptions: ['-f'] }),
   hd: reader({ syntax: { short: 'nseEf' }, readOptions: ['-f'] }),
@@ -78,7 +137,7 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   pr: reader({ syntax: { short: 'cdeFhilNnowsSW', long: ['columns', 'header', 'length', 'width', 'page-width', 'indent', 'first-line-number', 'sep-string'] } }),
   column: reader({ syntax: { short: 'cstoNRHWdE', long: ['output-width', 'separator', 'output-separator', 'table-columns', 'table-right', 'table-hide', 'table-wrap', 'table-name'] } }),
   iconv: reader({ syntax: { short: 'fto', long: ['from-code', 'to-code', 'output'] }, writeOptions: ['-o', '--output'] }),
-  file: reader({ syntax: { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, readOptions: ['-f', '--files-from'] }),
+  file: reader({ syntax: { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, readOptions: ['-m', '--magic-file'], listOptions: ['-f', '--files-from'] }),
   sum: PLAIN,
   cksum: reader({ syntax: { short: 'al', long: ['algorithm', 'length'] } }),
   md5sum: PLAIN,
@@ -90,12 +149,8 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   sha512sum: PLAIN,
   b2sum: reader({ syntax: { short: 'l', long: ['length'] } }),
   shasum: reader({ syntax: { short: 'a', long: ['algorithm'] } }),
-  jq: reader({
-    syntax: { short: 'fL', long: ['arg', 'argjson', 'slurpfile', 'rawfile', 'indent', 'from-file', 'tab'] },
-    readOptions: ['-f', '--from-file'],
-    leadingNonFiles: { count: 1, unlessOptions: ['-f', '--from-file'] },
-  }),
-  yq: reader({ syntax: { short: 'IopP', long: ['indent', 'output-format', 'input-format', 'from-file'] }, leadingNonFiles: { count: 1, unlessOptions: ['--from-file'] } }),
+  jq: JQ,
+  yq: YQ,
   bat: reader({ syntax: { short: 'lHrmp', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'style', 'theme', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] } }),
   batcat: reader({ syntax: { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'style', 'theme', 'tabs', 'wrap', 'terminal-width', 'color', 'pager', 'file-name'] } }),
   diff: reader({
@@ -123,11 +178,12 @@ export const FILE_READERS: Record<string, CommandConvention> = {
 };
 
 /**
- * sort reads its operands and writes `-o file`. Its `--files0-from` and `--random-source` are
- * reads too.
+ * sort reads its operands and writes `-o file`. `--random-source` is a read too, and
+ * `--files0-from` a read of the list and of the files it names.
  */
 export const SORT: CommandConvention = reader({
   syntax: { short: 'ktSTo', long: ['key', 'field-separator', 'buffer-size', 'temporary-directory', 'output', 'parallel', 'files0-from', 'random-source', 'batch-size', 'compress-program', 'sort'] },
-  readOptions: ['--files0-from', '--random-source'],
+  readOptions: ['--random-source'],
+  listOptions: ['--files0-from'],
   writeOptions: ['-o', '--output'],
 });

@@ -7,8 +7,8 @@ import { argumentsOf, isRemotePath, landingPlace, reportEach } from './operands.
 /**
  * Programs that copy, move or link files: sources are read (mv also deletes them),
  * destinations written, at the place the copy really lands (`cp .env dir/` writes `dir/.env`).
- * A link is a read of its target (a symlink to a protected file prepares a bypass) and a write
- * of the link name.
+ * A link is a read of its target (a symlink to a protected file prepares a bypass; to a directory,
+ * of everything under it) and a write of the link name; later commands of the line see the link.
  */
 
 const COPY_SYNTAX: OptionSyntax = { short: 'tS', long: ['target-directory', 'suffix', 'backup', 'preserve', 'no-preserve', 'sparse', 'reflink', 'context', 'update'] };
@@ -65,8 +65,11 @@ const LINK: CommandConvention = {
     }
     for (const { target, link } of pairs) {
       // A relative symlink target is relative to the link's directory, not to the working directory.
-      context.file('read', target, 'ln target', symbolic ? { relativeTo: link } : {});
+      // A link to a directory is a read of the whole tree: whatever secret lies under it is one
+      // `cat link/…` or `grep -r x link` away, and the link is how it gets out later.
+      context.file('read', target, 'ln target', { ...(symbolic && { relativeTo: link }), recursive: true });
       context.file('write', link, 'ln link name', { followFinal: false });
+      context.linked(target, link, symbolic);
     }
   },
 };

@@ -4,10 +4,12 @@ import type { Word } from '../word-expansion.js';
 import { argumentsOf } from './operands.js';
 
 /**
- * find walks whole trees: its starting points are recursive reads (`.` when none are given).
- * `-delete` deletes what it finds, and `-exec cmd {} ;` runs cmd on every file found, so an
- * operation cmd performs on `{}` is that operation on each tree (`find . -exec rm {} +` deletes
- * under `.`). `-fprint file` writes.
+ * find walks whole trees (`.` when no starting point is given) but reads only names and
+ * metadata, like `ls -R`: on its own it opens no file's content, so `find . -name '*.ts'` is no
+ * read of the `.env` beside them. What it does to the files it finds is in its actions:
+ * `-delete` deletes them, and `-exec cmd {} ;` runs cmd on every file found, so an operation
+ * cmd performs on `{}` is that operation on each tree (`find . -exec cat {} +` reads everything
+ * under `.`). `-fprint file` writes the list; `-files0-from file` reads one.
  */
 
 /** Expression primaries that take one value (which must not be read as a path or a primary). */
@@ -40,7 +42,6 @@ export const FIND: CommandConvention = {
       roots.push(word);
     }
     if (roots.length === 0) roots.push(staticWord('.'));
-    for (const root of roots) context.file('read', root, 'find starting point', { recursive: true });
     for (; index < words.length; index += 1) {
       const primary = (words[index] as Word).value;
       if (primary === undefined) continue;

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { parseArguments, staticWord } from '../argument-parser.js';
+import { parseArguments, staticWord, type ParsedArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { argumentsOf, reportEach, shellJoin } from './operands.js';
@@ -20,7 +20,7 @@ import { argumentsOf, reportEach, shellJoin } from './operands.js';
 const GLOBAL_VALUE_OPTIONS = new Set(['-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--attr-source', '--list-cmds']);
 
 /** Settings whose value is a command git runs. */
-const CODE_SETTINGS = /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|gpg\.(program|\w+\.program)|credential\.helper|alias\..+|.+\.(textconv|command|cmd|helper|program|clean|smudge|process|tool)|uploadpack\.packobjectshook|pager\..+)$/i;
+export const GIT_CODE_SETTINGS = /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|gpg\.(program|\w+\.program)|credential\.helper|alias\..+|.+\.(textconv|command|cmd|helper|program|clean|smudge|process|tool)|uploadpack\.packobjectshook|pager\..+)$/i;
 
 const GIT: CommandConvention = {
   handler(context) {
@@ -61,7 +61,7 @@ function checkSetting(context: CommandContext, setting: Word): void {
   }
   const equals = setting.value.indexOf('=');
   const key = equals === -1 ? setting.value : setting.value.slice(0, equals);
-  if (CODE_SETTINGS.test(key)) context.dynamic('execute', setting.value, 'interpreter_code', 'git -c setting that runs a command');
+  if (GIT_CODE_SETTINGS.test(key)) context.dynamic('execute', setting.value, 'interpreter_code', 'git -c setting that runs a command');
 }
 
 type Subcommand = (context: CommandContext, words: readonly Word[]) => void;
@@ -200,7 +200,34 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   apply: (context, words) => patch(context, words, 'git apply'),
   am: (context, words) => patch(context, words, 'git am'),
-  commit: (context, words) => messageFiles(context, words, 'git commit'),
+  add: (context, words) => stageFiles(context, words, 'git add'),
+  stage: (context, words) => stageFiles(context, words, 'git stage'),
+  commit: (context, words) => {
+    const parsed = messageFiles(context, words, 'git commit');
+    // `-a` stages every tracked change; paths (with or without -i/-o) commit those files' content.
+    if (parsed.has('-a', '--all')) stagedRead(context, [], 'git commit -a');
+    if (parsed.operands.length > 0) stagedRead(context, parsed.operands, 'git commit pathspec');
+  },
+  stash: (context, words) => {
+    const [first, ...rest] = words;
+    const action = first?.value !== undefined && !first.value.startsWith('-') ? first.value : 'push';
+    if (action !== 'push' && action !== 'save') return;
+    const parsed = parseArguments(action === first?.value ? rest : words, { short: 'm', long: ['message', 'pathspec-from-file'] });
+    stagedListRead(context, parsed.values('--pathspec-from-file'), 'git stash --pathspec-from-file');
+    // `git stash save` takes a message, not paths.
+    stagedRead(context, action === 'push' ? parsed.operands : [], 'git stash');
+  },
+  'hash-object': (context, words) => {
+    const parsed = parseArguments(words, { short: 't', long: ['path'] });
+    if (parsed.has('--stdin-paths')) context.dynamic('read', 'paths read from standard input', 'command_substitution', 'git hash-object --stdin-paths');
+    reportEach(context, 'read', parsed.operands, 'git hash-object');
+  },
+  'update-index': (context, words) => {
+    const parsed = parseArguments(words, { long: ['cacheinfo', 'chmod', 'index-version', 'info-only'] });
+    if (parsed.has('--stdin')) context.dynamic('read', 'paths read from standard input', 'command_substitution', 'git update-index --stdin');
+    if (parsed.has('--index-info', '--cacheinfo')) return;
+    reportEach(context, 'read', parsed.operands, 'git update-index');
+  },
   tag: (context, words) => messageFiles(context, words, 'git tag'),
   notes: (context, words) => messageFiles(context, words, 'git notes'),
   merge: (context, words) => messageFiles(context, words, 'git merge'),
@@ -211,7 +238,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       if (!parsed.has('--get', '--get-all', '--get-regexp', '-l', '--list', '--get-urlmatch')) context.file('write', file, 'git config --file');
     }
     const [key, value] = parsed.operands;
-    if (key?.value !== undefined && value !== undefined && CODE_SETTINGS.test(key.value)) context.dynamic('execute', value.value ?? value.text, 'interpreter_code', 'git config setting that runs a command');
+    if (key?.value !== undefined && value !== undefined && GIT_CODE_SETTINGS.test(key.value)) context.dynamic('execute', value.value ?? value.text, 'interpreter_code', 'git config setting that runs a command');
   },
   submodule: (context, words) => {
     const at = words.findIndex((word) => word.value === 'foreach');
@@ -250,10 +277,47 @@ function patch(context: CommandContext, words: readonly Word[], via: string): vo
   context.dynamic('write', `files named in ${parsed.operands.map((word) => word.value ?? word.text).join(' ') || 'the patch'}`, 'unsupported', via);
 }
 
+/**
+ * add, stage: the files they stage are read into git's object store, where any later `git show`
+ * prints them. Pathspecs default to the whole working tree with `-A`, `-u`, `-p`. Ignored files
+ * are skipped unless `-f`; this analysis does not model ignore rules, so the read is reported
+ * either way (docs/shell-analysis.md, known limits).
+ */
+function stageFiles(context: CommandContext, words: readonly Word[], via: string): void {
+  const { before, paths } = splitPathspecs(words);
+  const parsed = parseArguments(before, { long: ['chmod', 'pathspec-from-file'] });
+  if (parsed.has('-n', '--dry-run', '-N', '--intent-to-add', '--refresh')) return;
+  stagedListRead(context, parsed.values('--pathspec-from-file'), `${via} --pathspec-from-file`);
+  const pathspecs = [...parsed.operands, ...paths];
+  if (pathspecs.length > 0) stagedRead(context, pathspecs, via);
+  else if (parsed.has('-A', '--all', '-u', '--update', '-p', '--patch', '-i', '--interactive')) stagedRead(context, [], via);
+}
+
+/** A read of what these pathspecs match (directories recursively), or of the whole working tree when there are none. */
+function stagedRead(context: CommandContext, pathspecs: readonly Word[], via: string): void {
+  if (pathspecs.length === 0) {
+    context.file('read', staticWord(repositoryRoot(context) ?? '.'), `${via} (working tree)`, { recursive: true });
+    return;
+  }
+  for (const path of pathspecs) {
+    if (path.value !== undefined && path.value.startsWith('-')) continue;
+    context.file('read', path, via, context.kindOf(path) === 'directory' || path.value === undefined ? { recursive: true } : {});
+  }
+}
+
+/** `--pathspec-from-file F`: F is read, and so are the files it lists, known only when git runs. */
+function stagedListRead(context: CommandContext, lists: readonly Word[], via: string): void {
+  for (const list of lists) {
+    context.file('read', list, via);
+    context.dynamic('read', `files listed in ${list.value ?? list.text}`, 'unsupported', via);
+  }
+}
+
 /** `-F file` / `--file=file` / `-t template`: a message read from a file. */
-function messageFiles(context: CommandContext, words: readonly Word[], via: string): void {
+function messageFiles(context: CommandContext, words: readonly Word[], via: string): ParsedArguments {
   const parsed = parseArguments(words, { short: 'FtmcCuS', long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'gpg-sign', 'trailer', 'pathspec-from-file', 'strategy', 'strategy-option'] });
   reportEach(context, 'read', parsed.values('-F', '--file', '-t', '--template', '--pathspec-from-file'), `${via} message file`);
+  return parsed;
 }
 
 function runCode(context: CommandContext, command: Word, via: string): void {

@@ -1,7 +1,7 @@
-import { parseArguments } from '../argument-parser.js';
-import type { CommandConvention } from '../command-context.js';
+import { parseArguments, staticWord } from '../argument-parser.js';
+import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, looksLikePath, reportEach, reportPathLikeArguments } from './operands.js';
+import { argumentsOf, looksLikePath, reportEach, reportEnvFiles, reportPathLikeArguments } from './operands.js';
 import { codeFromStdin } from './shells.js';
 
 /**
@@ -44,7 +44,13 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
       } else if (scripts.length > 0) {
         reportEach(context, 'execute', scripts, `${context.program} script`);
       } else if (parsed.has(...(spec.moduleOptions ?? []))) {
-        // A library module runs with these arguments: nothing to execute by path.
+        // A library module runs with these arguments: nothing to execute by path; a few are known.
+        const module = parsed.last(...(spec.moduleOptions ?? []))?.value;
+        const known = module === undefined ? undefined : PYTHON_MODULES[module];
+        if (known !== undefined) {
+          known(context, moduleArguments(words));
+          return;
+        }
       } else if (operands[0] !== undefined && operands[0].value !== '-') {
         context.file('execute', operands[0], `${context.program} script`);
         operands = operands.slice(1);
@@ -64,10 +70,41 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
   };
 }
 
+/** The words after `-m MODULE` (or `-mMODULE`): all of them belong to the module, options included. */
+function moduleArguments(words: readonly Word[]): readonly Word[] {
+  const at = words.findIndex((word) => word.value !== undefined && /^-[a-zA-Z]*m/.test(word.value) && !word.value.startsWith('--'));
+  if (at === -1) return [];
+  return words.slice(at + ((words[at] as Word).value?.endsWith('m') ? 2 : 1));
+}
+
 /** `perl -i.bak -pe …`: the backup suffix is glued to `-i`; keep `-i` and drop the suffix. */
 function splitInPlaceSuffix(words: readonly Word[]): Word[] {
   return words.map((word) => (word.value !== undefined && /^-[a-zA-Z]*i[^a-zA-Z\s]/.test(word.value) ? { value: word.value.replace(/i[^a-zA-Z\s].*$/, 'i'), text: word.text } : word));
 }
+
+/**
+ * Python library modules that read files their arguments do not name: `http.server` serves its
+ * directory (everything under it is readable by whoever connects), `dotenv` loads `.env` (and
+ * `list`/`get` print it, `run` runs a command with it).
+ */
+const PYTHON_MODULES: Record<string, (context: CommandContext, words: readonly Word[]) => void> = {
+  'http.server': (context, words) => {
+    const parsed = parseArguments(words, { short: 'bdp', long: ['bind', 'directory', 'protocol'] });
+    context.file('read', parsed.last('-d', '--directory') ?? staticWord('.'), 'python -m http.server (served directory)', { recursive: true });
+  },
+  SimpleHTTPServer: (context) => context.file('read', staticWord('.'), 'python -m SimpleHTTPServer (served directory)', { recursive: true }),
+  dotenv: (context, words) => {
+    const parsed = parseArguments(words, { short: 'fe', long: ['file', 'export'], stopAtOperand: true });
+    const files = parsed.values('-f', '--file');
+    if (files.length > 0) reportEach(context, 'read', files, 'python -m dotenv --file');
+    else context.file('read', staticWord('.env'), 'python -m dotenv (.env)');
+    const [action, ...rest] = parsed.operands;
+    if (action?.value === 'run') {
+      const command = parseArguments(rest, { stopAtOperand: true }).operands;
+      if (command.length > 0) context.run(command);
+    }
+  },
+};
 
 const PYTHON = interpreter({ code: ['-c'], short: 'cmWXQ', long: ['check-hash-based-pycs'], moduleOptions: ['-m'] });
 const NODE = interpreter({
@@ -79,7 +116,22 @@ const NODE = interpreter({
 });
 const PERL = interpreter({ code: ['-e', '-E'], short: 'eEIMmlF0dDCx', lineModes: true });
 const RUBY = interpreter({ code: ['-e'], short: 'eIrCEFWx0', long: ['encoding', 'external-encoding', 'internal-encoding', 'enable', 'disable', 'dump'], lineModes: true });
-const PHP = interpreter({ code: ['-r', '-B', '-R', '-E'], short: 'rBREfdcStz', scriptOptions: ['-f'], readOptions: ['-c'] });
+const PHP_INTERPRETER = interpreter({ code: ['-r', '-B', '-R', '-E'], short: 'rBREfdcStz', scriptOptions: ['-f'], readOptions: ['-c'] });
+
+/** php, and `php -S addr [-t root]`: the built-in web server serves everything under its document root. */
+const PHP: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'rBREfdcStz', stopAtOperand: true });
+    if (!parsed.has('-S')) {
+      PHP_INTERPRETER.handler(context);
+      return;
+    }
+    reportEach(context, 'read', parsed.values('-c'), 'php option file');
+    context.file('read', parsed.last('-t') ?? staticWord('.'), 'php -S (document root)', { recursive: true });
+    // `php -S addr router.php`: the router script runs for every request.
+    reportEach(context, 'execute', parsed.operands, 'php -S router script');
+  },
+};
 const OSASCRIPT = interpreter({ code: ['-e'], short: 'els' });
 const LUA = interpreter({ code: ['-e'], short: 'el' });
 const RSCRIPT = interpreter({ code: ['-e'], long: ['default-packages'] });
@@ -109,11 +161,19 @@ const DENO: CommandConvention = {
   },
 };
 
-/** bun: `-e`/`-p` code, `bun run file`, `bun file.ts`; `bun run name` is a package script. */
+const BUN_ENV_FILES = ['.env', '.env.local', '.env.development', '.env.production', '.env.test', '.env.development.local', '.env.production.local', '.env.test.local'];
+
+/** Subcommands that manage packages and run no project code. */
+const BUN_PACKAGE_COMMANDS = new Set(['install', 'i', 'add', 'a', 'remove', 'rm', 'update', 'outdated', 'pm', 'link', 'unlink', 'init', 'create', 'upgrade', 'completions', 'publish', 'patch', 'audit', 'info']);
+
+/** bun: `-e`/`-p` code, `bun run file`, `bun file.ts`; `bun run name` is a package script. Bun loads `.env` files itself. */
 const BUN: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'epr', long: ['eval', 'print', 'preload', 'cwd', 'env-file', 'config', 'tsconfig-override'], stopAtOperand: true });
     reportEach(context, 'read', parsed.values('--env-file', '--config'), 'bun option file');
+    const subcommand = parsed.operands[0]?.value;
+    // Bun loads these by itself before running any code (bun.sh/docs/runtime/env), which the code can print.
+    if (!parsed.has('--env-file', '--no-env-file') && !BUN_PACKAGE_COMMANDS.has(subcommand ?? '')) reportEnvFiles(context, BUN_ENV_FILES, 'bun loads .env', parsed.last('--cwd'));
     const codes = parsed.values('-e', '--eval', '-p', '--print');
     for (const code of codes) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', 'bun inline code');
     if (codes.length > 0) return;

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, isUrl, reportEach } from './operands.js';
+import { argumentsOf, isUrl, reportEach, reportLocalUrl } from './operands.js';
 
 /**
  * Programs that move files over the network or hold keys: what they upload is a read (that is
@@ -31,6 +31,8 @@ const CURL: CommandConvention = {
     for (const data of parsed.values('-d', '--data', '--data-ascii', '--data-binary', '--data-urlencode', '--json')) uploadedFile(context, data, /^(?:[^=@]*=)?@(.+)$/s, 'curl --data @file');
     for (const form of parsed.values('-F', '--form')) uploadedFile(context, form, /^[^=]*=[@<]([^;]+)/s, 'curl --form @file');
     if (parsed.has('-n', '--netrc', '--netrc-optional')) homeFile(context, '.netrc', 'curl --netrc');
+    // `curl file:///…/.env` prints a local file.
+    for (const url of [...parsed.operands, ...parsed.values('--url')]) reportLocalUrl(context, url, 'curl file: URL', !parsed.has('-g', '--globoff'));
     // -O saves under the URL's file name, in --output-dir or here.
     if (parsed.has('-O', '--remote-name', '--remote-name-all')) {
       const directory = parsed.last('--output-dir');
@@ -80,6 +82,7 @@ const WGET: CommandConvention = {
     const parsed = parseArguments(argumentsOf(context), { short: WGET_VALUE_SHORT, long: WGET_VALUE_LONG });
     reportEach(context, 'write', parsed.values('-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--warc-file'), 'wget output file');
     reportEach(context, 'read', parsed.values('-i', '--input-file', '--post-file', '--body-file', '--load-cookies', '--certificate', '--private-key', '--ca-certificate', '--config'), 'wget option file');
+    for (const url of parsed.operands) reportLocalUrl(context, url, 'wget file: URL');
     const documents = parsed.values('-O', '--output-document');
     if (documents.length > 0) {
       reportEach(context, 'write', documents, 'wget -O');

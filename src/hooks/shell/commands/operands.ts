@@ -45,10 +45,62 @@ export function looksLikePath(context: CommandContext, word: Word): boolean {
   return value.includes('/') || value.startsWith('.') || context.kindOf(word) !== undefined;
 }
 
+/**
+ * The local file a `file:` URL names (`file:///p`, `file://localhost/p`, percent-decoded as curl
+ * and browsers do), or undefined when the word is no file URL. A file URL with another host or
+ * a malformed escape gives the URL text itself, so it stays a (harmless) read of something.
+ */
+export function fileUrlPath(value: string): string | undefined {
+  const match = /^file:(?:\/\/(?:localhost|127\.0\.0\.1)?(?=\/)|(?=\/))(.*)$/i.exec(value);
+  if (match === null) return /^file:/i.test(value) ? value : undefined;
+  const path = (match[1] as string).replace(/[?#].*$/, '');
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * A URL a client fetches: a `file:` URL is a read of that local file. `globbing`: curl expands
+ * `{a,b}` and `[a-z]` in URLs itself (unless `-g`), so such a file URL could name any file.
+ */
+export function reportLocalUrl(context: CommandContext, word: Word, via: string, globbing = false): void {
+  if (word.value === undefined) {
+    // `"file://$PWD/.env"`: a local file whose path is known only at run time.
+    if (/^["']?file:/i.test(word.text)) context.file('read', word, via);
+    return;
+  }
+  const path = fileUrlPath(word.value);
+  if (path === undefined) return;
+  if (globbing && /[[{]/.test(path)) context.dynamic('read', word.value, 'unsupported', `${via} (URL glob)`);
+  else context.file('read', staticWord(path), via);
+}
+
+/**
+ * Programs that expand `@file` arguments into the words the file holds (GCC, Clang, javac,
+ * java, kotlinc, binutils, rustc, …): an error about an unknown option then prints the file's
+ * content. An unknown program gets the same reading for `@word`s that look like paths.
+ */
+export function responseFile(word: Word): Word | undefined {
+  if (word.value === undefined) return word.text.startsWith('@') || word.text.startsWith('"@') ? word : undefined;
+  return word.value.length > 1 && word.value.startsWith('@') ? staticWord(word.value.slice(1)) : undefined;
+}
+
 /** Reports the path-like arguments of a program the analysis has no conventions for (see looksLikePath). */
 export function reportPathLikeArguments(context: CommandContext, words: readonly Word[], via: string): void {
   for (const word of words) {
     const value = word.value;
+    if (fileUrlPath(value ?? word.text.replace(/^["']/, '')) !== undefined) {
+      reportLocalUrl(context, word, via);
+      continue;
+    }
+    // `@./args`, `@/tmp/x`, `@.env`, `@file` that exists; not a package scope (`@types/node`).
+    const file = responseFile(word);
+    if (file !== undefined && file.value !== undefined) {
+      if (/^[./~]/.test(file.value) || context.kindOf(file) !== undefined) context.file('read', file, `${via} (@file)`);
+      continue;
+    }
     if (value !== undefined && value.startsWith('-')) {
       // `--config=./x.json`: the value of an option given with `=` can be a path too.
       const equals = value.indexOf('=');
@@ -88,3 +140,22 @@ function quoteWord(value: string): string {
 export function runtimeInput(text: string): Word {
   return { value: undefined, text, reason: 'command_substitution' };
 }
+
+/**
+ * The dotenv files a program loads by itself from `directory` (default: the working directory),
+ * as its documentation lists them: each one that exists is a read. Only existing ones, so that a
+ * project without a `.env` is not refused every `bun test` for a file nobody can read.
+ */
+export function reportEnvFiles(context: CommandContext, names: readonly string[], via: string, directory?: Word): void {
+  if (directory !== undefined && directory.value === undefined) {
+    context.dynamic('read', `${directory.text}/.env`, directory.reason, via);
+    return;
+  }
+  for (const name of names) {
+    const file = staticWord(directory === undefined ? name : posix.join(directory.value as string, name));
+    if (context.kindOf(file) !== undefined) context.file('read', file, via);
+  }
+}
+
+/** `.env`, the file every dotenv loader reads. */
+export const DOTENV_FILE = ['.env'];

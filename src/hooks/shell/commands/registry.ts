@@ -2,6 +2,7 @@ import type { CommandConvention } from '../command-context.js';
 import { ARCHIVES } from './archives.js';
 import { DIRECTORY_CHANGES } from './directory-changes.js';
 import { DOCKER_COMMANDS } from './docker.js';
+import { EMBEDDED_COMMANDS } from './embedded-commands.js';
 import { FILE_READERS, SORT } from './file-readers.js';
 import { FILE_TRANSFER } from './file-transfer.js';
 import { FILE_WRITERS } from './file-writers.js';
@@ -13,13 +14,14 @@ import { NETWORK_CLIENTS } from './network-clients.js';
 import { NO_FILE_COMMANDS } from './no-file-commands.js';
 import { SHELLS } from './shells.js';
 import { TEXT_SEARCH } from './text-search.js';
-import { UNKNOWN_PROGRAM } from './unknown-program.js';
+import { RESPONSE_FILE_COMMANDS, UNKNOWN_PROGRAM } from './unknown-program.js';
 import { WRAPPERS } from './wrappers.js';
 
 /** Every program the analysis has conventions for, by file name. */
 const CONVENTIONS = new Map<string, CommandConvention>(
   Object.entries({
     ...NO_FILE_COMMANDS,
+    ...RESPONSE_FILE_COMMANDS,
     ...FILE_READERS,
     sort: SORT,
     ...TEXT_SEARCH,
@@ -30,6 +32,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...GIT_COMMANDS,
     ...GITHUB_CLI,
     ...DOCKER_COMMANDS,
+    ...EMBEDDED_COMMANDS,
     find: FIND,
     ...WRAPPERS,
     ...SHELLS,

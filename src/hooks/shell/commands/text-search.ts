@@ -39,15 +39,16 @@ const RG_SYNTAX = {
   ],
 };
 
-/** ripgrep: recursive by default; `--files` lists instead of searching, so there is no pattern. */
+/** ripgrep: recursive by default; `--files` lists names instead of searching. */
 function ripgrepHandler(context: CommandContext): void {
   const parsed = parseArguments(argumentsOf(context), RG_SYNTAX);
   reportEach(context, 'read', parsed.values('-f', '--file', '--ignore-file'), 'rg pattern file');
   // `--pre cmd` runs a program on every file searched.
   for (const pre of parsed.values('--pre')) context.file('execute', pre, 'rg --pre');
-  const patternGiven = parsed.has('-e', '--regexp', '-f', '--file', '--files', '--type-list');
+  // `--files` lists the names it would search, `--type-list` the file types: no content is read.
+  if (parsed.has('--files', '--type-list')) return;
+  const patternGiven = parsed.has('-e', '--regexp', '-f', '--file');
   const paths = patternGiven ? parsed.operands : parsed.operands.slice(1);
-  if (parsed.has('--type-list')) return;
   if (paths.length === 0) context.file('read', staticWord('.'), `${context.program} (working directory)`, { recursive: true });
   else reportEach(context, 'read', paths, `${context.program} argument`, { recursive: true });
 }
@@ -58,8 +59,10 @@ const AG_SYNTAX = { short: 'GmABCpg', long: ['file-search-regex', 'ignore', 'ign
 function agHandler(context: CommandContext): void {
   const parsed = parseArguments(argumentsOf(context), AG_SYNTAX);
   reportEach(context, 'read', parsed.values('-p', '--path-to-ignore'), `${context.program} ignore file`);
-  const listing = parsed.has('-f', '--files', '-g');
-  const paths = listing && !parsed.has('-g') ? parsed.operands : parsed.operands.slice(1);
+  // `-g PATTERN` matches file names only: a listing, no content read.
+  if (parsed.has('-g')) return;
+  const listing = parsed.has('-f', '--files');
+  const paths = listing ? parsed.operands : parsed.operands.slice(1);
   if (paths.length === 0) context.file('read', staticWord('.'), `${context.program} (working directory)`, { recursive: true });
   else reportEach(context, 'read', paths, `${context.program} argument`, { recursive: true });
 }
@@ -94,24 +97,162 @@ function sedScriptFiles(context: CommandContext, script: Word): void {
     context.dynamic('execute', script.text, script.reason, 'sed script');
     return;
   }
-  const address = String.raw`(?:\d+|\$|/(?:[^/\\]|\\.)*/I?)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/I?|[+~]\d+))?\s*!?\s*`;
-  for (const raw of script.value.split(/[\n;]/)) {
-    const command = raw.trim().replace(/^[{}]\s*/, '').replace(new RegExp(`^${address}`), '').replace(/^[{]\s*/, '');
-    const fileCommand = /^([rRwW])\s*(\S.*)$/.exec(command);
-    if (fileCommand) {
-      const [, letter = '', path = ''] = fileCommand;
-      context.file(letter === 'r' || letter === 'R' ? 'read' : 'write', staticWord(path.trim()), `sed ${letter} command`);
-      continue;
-    }
-    const substitute = /^s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1([a-zA-Z0-9]*)(?:\s*(\S.*))?$/.exec(command);
-    if (substitute) {
-      const [, , flags = '', rest] = substitute;
-      if (flags.includes('w') && rest !== undefined) context.file('write', staticWord(rest.trim()), 'sed s///w');
-      if (flags.includes('e')) context.dynamic('execute', script.value, 'interpreter_code', 'sed s///e');
-      continue;
-    }
-    if (/^e(\s|$)/.test(command)) context.dynamic('execute', script.value, 'interpreter_code', 'sed e command');
+  const effects = parseSedScript(script.value);
+  if (effects === undefined) {
+    // What a script this parser does not follow does (any command may be `r`, `w` or `e`) is unknown.
+    context.dynamic('execute', script.value, 'interpreter_code', 'sed script not fully parsed');
+    return;
   }
+  for (const effect of effects) {
+    if (effect.kind === 'code') {
+      if (effect.code === undefined) context.dynamic('execute', script.value, 'interpreter_code', `sed ${effect.via}`);
+      else context.script(effect.code, `sed ${effect.via}`);
+    } else context.file(effect.kind, staticWord(effect.path), `sed ${effect.via}`);
+  }
+}
+
+type SedEffect = { kind: 'read' | 'write'; path: string; via: string } | { kind: 'code'; code: string | undefined; via: string };
+
+/** Commands without an argument, or only an optional number (`l 5`, `q 1`). */
+const SED_SIMPLE_COMMANDS = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'L', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'q', 'Q', '}', '{']);
+
+/**
+ * What a GNU/POSIX sed script does beyond editing its input: the file its `r`, `R`, `w`, `W`
+ * commands and `s///w` flags name, and the shell code its `e` commands and `s///e` flags run.
+ * Undefined when the script holds anything this parser does not recognize: bash would still
+ * run it, so the caller treats it as unknown code. Addresses: `N`, `$`, `first~step`, `/re/`
+ * and `\%re%` with `I`/`M` flags, and the second address forms `+N`, `~N`. Where GNU sed's
+ * reading is ambiguous (does a label end at `;`?) the reading that finds more commands is taken.
+ */
+export function parseSedScript(script: string): SedEffect[] | undefined {
+  const effects: SedEffect[] = [];
+  let at = 0;
+  const length = script.length;
+  const skip = (pattern: RegExp): string => {
+    pattern.lastIndex = at;
+    const match = pattern.exec(script);
+    if (match === null || match.index !== at) return '';
+    at += match[0].length;
+    return match[0];
+  };
+  const restOfLine = (): string => {
+    const end = script.indexOf('\n', at);
+    const text = script.slice(at, end === -1 ? length : end);
+    at = end === -1 ? length : end;
+    return text;
+  };
+  /** `/re/` or `\cREc`: past the closing delimiter; false when it never closes. */
+  const regex = (delimiter: string): boolean => {
+    for (; at < length; at += 1) {
+      const char = script[at];
+      if (char === '\\') at += 1;
+      else if (char === delimiter) {
+        at += 1;
+        return true;
+      } else if (char === '\n' && delimiter !== '\n') return false;
+    }
+    return false;
+  };
+  const address = (second: boolean): boolean => {
+    const char = script[at];
+    if (char === undefined) return true;
+    if (/\d/.test(char)) {
+      skip(/\d+(?:\s*~\s*\d+)?/y);
+      return true;
+    }
+    if (char === '$') {
+      at += 1;
+      return true;
+    }
+    if (second && (char === '+' || char === '~')) {
+      at += 1;
+      return skip(/\d+/y) !== '';
+    }
+    if (char === '/' || char === '\\') {
+      const delimiter = char === '/' ? '/' : script[at + 1];
+      if (delimiter === undefined || delimiter === '\n' || delimiter === '\\') return false;
+      at += char === '/' ? 1 : 2;
+      if (!regex(delimiter)) return false;
+      skip(/[IM]*/y);
+    }
+    return true;
+  };
+  while (at < length) {
+    skip(/[\s;]+/y);
+    if (at >= length) break;
+    if (script[at] === '#') {
+      restOfLine();
+      continue;
+    }
+    if (!address(false)) return undefined;
+    skip(/[ \t]*/y);
+    if (script[at] === ',') {
+      at += 1;
+      skip(/[ \t]*/y);
+      if (!address(true)) return undefined;
+    }
+    skip(/[ \t!]*/y);
+    const command = script[at];
+    if (command === undefined) return undefined;
+    at += 1;
+    if (SED_SIMPLE_COMMANDS.has(command)) {
+      skip(/[ \t]*\d*/y);
+      continue;
+    }
+    switch (command) {
+      case 'a':
+      case 'i':
+      case 'c':
+        // Text up to the end of the line, continued past lines that end with a backslash.
+        while (at < length) {
+          const text = restOfLine();
+          if (!text.endsWith('\\')) break;
+          at += 1;
+        }
+        continue;
+      case ':':
+      case 'b':
+      case 't':
+      case 'T':
+      case 'v':
+        skip(/[^;\n]*/y);
+        continue;
+      case 'r':
+      case 'R':
+      case 'w':
+      case 'W': {
+        const path = restOfLine().trim();
+        if (path === '') return undefined;
+        effects.push({ kind: command === 'r' || command === 'R' ? 'read' : 'write', path, via: `${command} command` });
+        continue;
+      }
+      case 'e': {
+        const code = restOfLine().trim();
+        effects.push({ kind: 'code', code: code === '' ? undefined : code, via: 'e command' });
+        continue;
+      }
+      case 's':
+      case 'y': {
+        const delimiter = script[at];
+        if (delimiter === undefined || delimiter === '\n' || delimiter === '\\') return undefined;
+        at += 1;
+        if (!regex(delimiter) || !regex(delimiter)) return undefined;
+        if (command === 'y') continue;
+        const flags = skip(/[gpiIme0-9]*/y);
+        if (flags.includes('e')) effects.push({ kind: 'code', code: undefined, via: 's///e' });
+        if (script[at] === 'w') {
+          at += 1;
+          const path = restOfLine().trim();
+          if (path === '') return undefined;
+          effects.push({ kind: 'write', path, via: 's///w' });
+        }
+        continue;
+      }
+      default:
+        return undefined;
+    }
+  }
+  return effects;
 }
 
 /**
@@ -120,12 +261,16 @@ function sedScriptFiles(context: CommandContext, script: Word): void {
  * (`system()`, `getline`, pipes, `print > file`) is dynamic interpreter code.
  */
 function awkHandler(context: CommandContext): void {
-  const parsed = parseArguments(argumentsOf(context), { short: 'FvfEiWl', long: ['field-separator', 'assign', 'file', 'exec', 'include', 'load', 'source'] });
+  const parsed = parseArguments(argumentsOf(context), { short: 'FvfEiWle', long: ['field-separator', 'assign', 'file', 'exec', 'include', 'load', 'source'] });
   const programFiles = [...parsed.values('-f', '--file', '-E', '--exec'), ...parsed.values('-i', '--include').filter((library) => library.value !== 'inplace' && library.value !== 'inplace.awk')];
   reportEach(context, 'read', programFiles, 'awk program file');
-  const programs = parsed.values('--source');
-  if (programFiles.length === 0 && parsed.operands[0] !== undefined) programs.push(parsed.operands[0]);
-  const files = programFiles.length === 0 && parsed.values('--source').length === 0 ? parsed.operands.slice(1) : parsed.operands;
+  // gawk -l/--load loads a shared library extension: native code.
+  reportEach(context, 'execute', parsed.values('-l', '--load'), 'awk extension');
+  // gawk's -e is --source: program text.
+  const programs = parsed.values('--source', '-e');
+  const given = programFiles.length > 0 || programs.length > 0;
+  if (!given && parsed.operands[0] !== undefined) programs.push(parsed.operands[0]);
+  const files = given ? parsed.operands : parsed.operands.slice(1);
   for (const program of programs) {
     if (program.value === undefined) context.dynamic('execute', program.text, program.reason, 'awk program');
     else if (AWK_SIDE_EFFECTS.test(program.value)) context.dynamic('execute', program.value, 'interpreter_code', 'awk program');
@@ -139,7 +284,13 @@ function awkHandler(context: CommandContext): void {
   }
 }
 
-const AWK_SIDE_EFFECTS = /\bsystem\s*\(|\bgetline\b|\|&|\|\s*"|"\s*\||\bprintf?\b[^;{}]*>/;
+/**
+ * What lets an awk program open files or run commands the operands do not show: `system()`,
+ * `getline` (from a file or a command), pipes and `print > file`, gawk's `@include`/`@load`
+ * and extension functions, and ARGV/ARGC, through which the program picks its own input files
+ * (`BEGIN{ARGV[ARGC++]=".env"}`).
+ */
+const AWK_SIDE_EFFECTS = /\bsystem\s*\(|\bgetline\b|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}]*>|\bARG[VC]\b|@\s*(?:include|load|namespace)\b|\b(?:readfile|writea|reada|fork|execl?)\s*\(/;
 
 export const TEXT_SEARCH: Record<string, CommandConvention> = {
   grep: { handler: grepHandler },

@@ -1,10 +1,11 @@
 import type { CommandConvention } from '../command-context.js';
-import { argumentsOf, reportPathLikeArguments } from './operands.js';
+import { argumentsOf, reportPathLikeArguments, responseFile } from './operands.js';
 
 /**
  * A program without conventions here (npm, make, a project's own tool, …): its arguments that
  * look like paths are taken as files it reads — a word containing `/`, starting with `.`, or
- * naming something that exists — and so are `--option=value` values that do. Arguments known
+ * naming something that exists — and so are `--option=value` values that do, `@path` words
+ * (a response file, for the many tools that expand them) and `file:` URLs. Arguments known
  * only at run time are dynamic reads: they could name anything. This over-reports (a directory
  * given to `make -C` is "read"), which costs nothing unless the path is protected, and it is
  * blind to writes, which the programs named elsewhere in commands/ cover.
@@ -14,3 +15,26 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     reportPathLikeArguments(context, argumentsOf(context), `${context.program || 'program'} argument`);
   },
 };
+
+/**
+ * Compilers and tools documented to expand `@file` into the file's words: every `@word` is a
+ * read of that file, path-like or not (`javac @args`), and the rest gets the heuristic above.
+ */
+const RESPONSE_FILE_PROGRAM: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    for (const word of words) {
+      const file = responseFile(word);
+      if (file !== undefined) context.file('read', file, `${context.program} @file`);
+    }
+    reportPathLikeArguments(context, words.filter((word) => responseFile(word) === undefined), `${context.program} argument`);
+  },
+};
+
+const RESPONSE_FILE_PROGRAMS = [
+  'gcc', 'g++', 'cc', 'c++', 'cpp', 'clang', 'clang++', 'clang-cl', 'gfortran', 'gdc', 'gccgo', 'ld', 'ld.lld', 'ld.gold', 'ld.bfd', 'lld', 'as', 'ar', 'nm', 'objdump', 'objcopy',
+  'strip', 'ranlib', 'readelf', 'size', 'addr2line', 'c++filt', 'javac', 'java', 'javadoc', 'jar', 'jlink', 'jpackage', 'kotlinc', 'kotlin', 'scalac', 'scala', 'rustc', 'csc', 'dotnet',
+  'msbuild', 'swiftc', 'zig', 'emcc', 'nvcc', 'tcc',
+];
+
+export const RESPONSE_FILE_COMMANDS: Record<string, CommandConvention> = Object.fromEntries(RESPONSE_FILE_PROGRAMS.map((name) => [name, RESPONSE_FILE_PROGRAM]));

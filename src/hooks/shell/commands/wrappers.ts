@@ -1,7 +1,9 @@
 import { parseArguments, staticWord, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention, RunChanges } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, reportEach, runtimeInput, shellJoin } from './operands.js';
+import { reportEnvironment, type EnvironmentAssignment } from './environment.js';
+import { argumentsOf, DOTENV_FILE, reportEach, reportEnvFiles, runtimeInput, shellJoin } from './operands.js';
+import { UNKNOWN_PROGRAM } from './unknown-program.js';
 
 /**
  * Wrappers start another program with the rest of their words: `sudo env X=1 timeout 5 cat f`
@@ -32,11 +34,15 @@ const ENV: CommandConvention = {
     let homeReassigned = false;
     let index = 0;
     const operands = parsed.operands;
+    const assignments: EnvironmentAssignment[] = [];
     for (; index < operands.length; index += 1) {
       const value = operands[index]?.value;
       if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) break;
       if (value.startsWith('HOME=')) homeReassigned = true;
+      const equals = value.indexOf('=');
+      assignments.push({ name: value.slice(0, equals), value: staticWord(value.slice(equals + 1)) });
     }
+    reportEnvironment(context, assignments);
     if (parsed.has('-i', '--ignore-environment', '-') || parsed.values('-u', '--unset').some((word) => word.value === 'HOME')) homeReassigned = true;
     const changes: RunChanges = { homeReassigned };
     const directory = parsed.last('-C', '--chdir');
@@ -151,6 +157,62 @@ const SCRIPT: CommandConvention = {
   },
 };
 
+/** npm package names whose program has another name (`npx dotenv-cli` runs `dotenv`). */
+const PACKAGE_PROGRAMS: Record<string, string> = { 'dotenv-cli': 'dotenv' };
+
+/** The program a package runner starts for a package spec: `@scope/name@1.2` runs `name`. */
+function packageProgram(word: Word): Word {
+  if (word.value === undefined) return word;
+  const name = word.value.replace(/(?<=.)@[^/]*$/, '').replace(/^@[^/]+\//, '');
+  return staticWord(PACKAGE_PROGRAMS[name] ?? name);
+}
+
+/**
+ * npx, bunx, `npm exec`, `pnpm dlx|exec`, `yarn dlx|exec`: run a package's program with the rest
+ * of the words (`npx dotenv -- printenv` is `dotenv -- printenv`); `-c` is shell code.
+ */
+function packageRunner(context: CommandContext, words: readonly Word[]): void {
+  const parsed = parseArguments(words, { short: 'pc', long: ['package', 'call', 'registry', 'cache', 'userconfig', 'workspace', 'filter'], stopAtOperand: true });
+  for (const code of parsed.values('-c', '--call')) runCode(context, code, `${context.program} --call`);
+  const [name, ...rest] = parsed.operands;
+  if (name !== undefined) context.run([packageProgram(name), ...rest]);
+}
+
+const PACKAGE_RUNNER: CommandConvention = { wrapper: true, handler: (context) => packageRunner(context, argumentsOf(context)) };
+
+/** npm, pnpm, yarn: `exec`/`x`/`dlx` run a package's program; everything else gets the unknown-program heuristic. */
+const PACKAGE_MANAGER: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    const subcommand = words[0]?.value;
+    if (subcommand === 'exec' || subcommand === 'x' || subcommand === 'dlx') packageRunner(context, words.slice(1));
+    else UNKNOWN_PROGRAM.handler(context);
+  },
+};
+
+/**
+ * dotenv (dotenv-cli): loads `.env` (or the `-e` files; `-c` adds `.env.local` and `.env.<env>`
+ * files), then runs the command after it with those values, or prints one (`-p NAME`).
+ */
+const DOTENV: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'evp', stopAtOperand: true });
+    const files = parsed.values('-e');
+    if (files.length > 0) reportEach(context, 'read', files, 'dotenv -e');
+    else reportEnvFiles(context, parsed.has('-c') ? ['.env', '.env.local', '.env.development', '.env.production', '.env.test', '.env.development.local', '.env.production.local', '.env.test.local'] : DOTENV_FILE, 'dotenv loads .env');
+    if (parsed.operands.length > 0) context.run(parsed.operands);
+  },
+};
+
+/** Static file servers (http-server, serve): everything under the served directory is readable by whoever connects. */
+const FILE_SERVER: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'paecCKPlts', long: ['port', 'address', 'cors', 'cert', 'key', 'proxy', 'listen', 'config', 'username', 'password', 'ext', 'tls-cert', 'tls-key', 'tls-passphrase'] });
+    context.file('read', parsed.operands[0] ?? staticWord('.'), `${context.program} (served directory)`, { recursive: true });
+  },
+};
+
 function runCode(context: CommandContext, code: Word, via: string, homeReassigned = false): void {
   if (code.value === undefined) context.dynamic('execute', code.text, code.reason, via);
   else context.script(code.value, via, { homeReassigned });
@@ -194,4 +256,13 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   flock: FLOCK,
   su: SU,
   script: SCRIPT,
+  npx: PACKAGE_RUNNER,
+  bunx: PACKAGE_RUNNER,
+  pnpx: PACKAGE_RUNNER,
+  npm: PACKAGE_MANAGER,
+  pnpm: PACKAGE_MANAGER,
+  yarn: PACKAGE_MANAGER,
+  dotenv: DOTENV,
+  'http-server': FILE_SERVER,
+  serve: FILE_SERVER,
 };

@@ -1,0 +1,165 @@
+import { parseArguments, staticWord } from '../argument-parser.js';
+import type { CommandContext, CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { argumentsOf, reportEach, reportPathLikeArguments } from './operands.js';
+import { codeFromStdin } from './shells.js';
+
+/**
+ * Programs that take commands of their own language in an argument and can open any file or
+ * run any shell command with them: sqlite3's dot-commands and SQL functions, Vim's and Emacs's
+ * command-line commands, make's `--eval` and variable overrides. Commands this analysis
+ * understands are followed (`.shell cat .env` is parsed like `sh -c`, `.read f` reads f);
+ * anything else that could reach a file is dynamic interpreter code, never "touches nothing".
+ */
+
+function code(context: CommandContext, word: Word, via: string): void {
+  context.dynamic('execute', word.value ?? word.text, word.value === undefined ? word.reason : 'interpreter_code', via);
+}
+
+/** SQL that opens files or loads code: readfile(), writefile(), edit(), load_extension(), ATTACH, VACUUM INTO, the fileio virtual tables. */
+const SQL_FILE_ACCESS = /\b(?:readfile|writefile|edit|load_extension|fsdir|lsmode)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i;
+
+/** Dot-commands whose argument is a file read, written or loaded; others (`.tables`, `.mode`) touch none. */
+const SQLITE_READ_COMMANDS = new Set(['.read', '.import', '.open', '.restore', '.clone']);
+const SQLITE_WRITE_COMMANDS = new Set(['.output', '.once', '.log', '.backup', '.save', '.excel']);
+const SQLITE_CODE_COMMANDS = new Set(['.shell', '.system']);
+
+/** One sqlite3 command argument (or `-cmd` value, or a heredoc of them): dot-commands per line, SQL otherwise. */
+function sqliteCommands(context: CommandContext, word: Word, via: string): void {
+  if (word.value === undefined) {
+    code(context, word, via);
+    return;
+  }
+  for (const line of word.value.split('\n')) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('.')) {
+      if (SQL_FILE_ACCESS.test(trimmed)) code(context, staticWord(trimmed), `${via} (SQL that opens files)`);
+      continue;
+    }
+    const [name = '', ...rest] = trimmed.split(/\s+/);
+    const argument = rest.join(' ');
+    if (SQLITE_CODE_COMMANDS.has(name)) {
+      if (argument !== '') context.script(argument, `sqlite3 ${name}`);
+    } else if (name === '.load') {
+      if (rest[0] !== undefined) context.file('execute', staticWord(unquote(rest[0])), 'sqlite3 .load');
+    } else if (SQLITE_READ_COMMANDS.has(name) || SQLITE_WRITE_COMMANDS.has(name)) {
+      // The file is the last word that is not an option (`.import --csv f t` imports f into t).
+      const files = rest.filter((part) => !part.startsWith('-'));
+      const file = name === '.import' ? files[0] : files[files.length - 1];
+      if (file === undefined || (SQLITE_WRITE_COMMANDS.has(name) && file.startsWith('|'))) {
+        if (file !== undefined) context.script(unquote(file).slice(1), `sqlite3 ${name} pipe`);
+        continue;
+      }
+      context.file(SQLITE_READ_COMMANDS.has(name) ? 'read' : 'write', staticWord(unquote(file)), `sqlite3 ${name}`);
+    } else if (name === '.cd') {
+      code(context, staticWord(trimmed), 'sqlite3 .cd');
+    }
+  }
+}
+
+function unquote(text: string): string {
+  return /^(['"]).*\1$/s.test(text) ? text.slice(1, -1) : text;
+}
+
+/** sqlite3 [options] [DATABASE] [COMMAND…]: the database is opened (read and written), each command run. */
+const SQLITE3: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { singleDashLong: true, long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'lookaside', 'pagecache', 'heap', 'maxsize', 'mmap', 'escape', 'pcachetrace'] });
+    for (const init of parsed.values('-init', '--init')) context.file('read', init, 'sqlite3 -init');
+    for (const command of parsed.values('-cmd', '--cmd')) sqliteCommands(context, command, 'sqlite3 -cmd');
+    const [database, ...commands] = parsed.operands;
+    if (database !== undefined && database.value !== ':memory:' && database.value !== '') {
+      context.file('read', database, 'sqlite3 database');
+      if (!parsed.has('-readonly', '--readonly')) context.file('write', database, 'sqlite3 database');
+    }
+    for (const command of commands) sqliteCommands(context, command, 'sqlite3 command');
+    if (commands.length > 0) return;
+    const stdin = context.stdin;
+    if (stdin.kind === 'text' && stdin.text !== undefined) sqliteCommands(context, staticWord(stdin.text), `sqlite3 reading a ${stdin.from}`);
+    else if (stdin.kind === 'file') context.file('read', stdin.word, 'sqlite3 commands from standard input');
+    else if (stdin.kind === 'text') code(context, staticWord(`${context.program} (commands from standard input)`), 'sqlite3 reading commands from standard input');
+  },
+};
+
+/**
+ * vi, vim, nvim, ex, view: the files are read (and may be written). `-c CMD`, `+CMD`, `--cmd CMD`
+ * are Ex commands (`r .env`, `!cat .env`): interpreter code. `-S file` and `-u vimrc` are
+ * scripts sourced; `-s file` feeds keystrokes. In Ex mode (`-e`, `-E`, `ex`) the commands come
+ * from standard input.
+ */
+const VIM: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    const commands = words.filter((word) => word.value === undefined ? word.text.startsWith('+') : word.value.startsWith('+'));
+    const parsed = parseArguments(
+      words.filter((word) => !commands.includes(word)),
+      // `-s` takes a keystroke file only outside Ex mode (`-es` is silent Ex mode); -o, -O, -p, -V, -r take optional glued values.
+      { short: 'cSuUwWiTt', long: ['cmd', 'startuptime', 'remote', 'remote-silent', 'remote-wait', 'remote-send', 'remote-expr', 'servername', 'listen', 'clean', 'api-info', 'headless', 'embed'] },
+    );
+    for (const command of [...commands, ...parsed.values('-c', '--cmd', '--remote-send', '--remote-expr')]) code(context, command, `${context.program} command`);
+    for (const script of parsed.values('-S', '-u', '-U')) {
+      if (script.value === 'NONE' || script.value === 'NORC' || script.value === 'DEFAULTS') continue;
+      context.file('read', script, `${context.program} sourced script`);
+      context.file('execute', script, `${context.program} sourced script`);
+    }
+    const exMode = context.program === 'ex' || parsed.has('-e', '-E');
+    if (parsed.has('-s') && !exMode) code(context, staticWord(`${context.program} -s keystroke file`), `${context.program} -s keystrokes`);
+    reportEach(context, 'write', parsed.values('-w', '-W'), `${context.program} -w keystroke log`);
+    for (const file of parsed.operands) {
+      context.file('read', file, `${context.program} file`);
+      context.file('write', file, `${context.program} file`);
+    }
+    if (exMode) codeFromStdin(context, 'other');
+  },
+};
+
+/** emacs: `--eval`/`-f` run Lisp, `-l`/`--load`/`--script` load a file of it; file operands are visited. */
+const EMACS: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context).filter((word) => !(word.value !== undefined && /^\+\d+(?::\d+)?$/.test(word.value)));
+    const parsed = parseArguments(words, { singleDashLong: true, long: ['eval', 'execute', 'load', 'l', 'funcall', 'f', 'script', 'x', 'insert', 'directory', 'chdir', 'L', 'user', 'u', 'init-directory', 'file', 'find-file', 'visit', 'dump-file', 'fg', 'bg', 'T', 'title', 'd', 'display'] });
+    for (const lisp of parsed.values('--eval', '-eval', '--execute', '-execute', '-f', '--funcall', '-funcall')) code(context, lisp, 'emacs Lisp');
+    for (const file of parsed.values('-l', '--load', '-load', '--script', '-script', '-x')) {
+      context.file('read', file, 'emacs Lisp file');
+      context.file('execute', file, 'emacs Lisp file');
+    }
+    reportEach(context, 'read', [...parsed.values('--insert', '-insert', '--file', '--find-file', '--visit'), ...parsed.operands], 'emacs file');
+  },
+};
+
+/**
+ * make: a makefile's recipes are shell code, so `-f FILE` is an execute of FILE and `--eval`
+ * text is code. A `NAME=value` override replaces a variable its recipes expand (`make
+ * CC='cat .env;'`): code when the value holds shell syntax. Other words get the heuristic.
+ */
+const MAKE: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'fCIoWE', long: ['file', 'makefile', 'directory', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'jobserver-style'] });
+    for (const makefile of parsed.values('-f', '--file', '--makefile')) if (makefile.value !== '/dev/null') context.file('execute', makefile, 'make -f makefile');
+    for (const text of parsed.values('-E', '--eval')) code(context, text, 'make --eval');
+    const targets: Word[] = [];
+    for (const word of parsed.operands) {
+      const equals = word.value?.indexOf('=') ?? -1;
+      if (word.value !== undefined && equals > 0 && /[;&|`$()<>\s]/.test(word.value.slice(equals + 1))) code(context, word, 'make variable override');
+      else targets.push(word);
+    }
+    reportPathLikeArguments(context, [...targets, ...parsed.values('-C', '--directory')], 'make argument');
+  },
+};
+
+export const EMBEDDED_COMMANDS: Record<string, CommandConvention> = {
+  sqlite3: SQLITE3,
+  sqlite: SQLITE3,
+  vi: VIM,
+  vim: VIM,
+  nvim: VIM,
+  view: VIM,
+  ex: VIM,
+  rvim: VIM,
+  gvim: VIM,
+  vimdiff: VIM,
+  nvi: VIM,
+  emacs: EMACS,
+  make: MAKE,
+  gmake: MAKE,
+};

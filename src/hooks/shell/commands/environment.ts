@@ -1,0 +1,128 @@
+import { staticWord } from '../argument-parser.js';
+import type { CommandContext } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { GIT_CODE_SETTINGS } from './git.js';
+
+/**
+ * Environment variables whose value is code or a file some program runs: `GIT_EXTERNAL_DIFF='cat
+ * .env;' git diff` and `BASH_ENV=.env bash -c :` read a secret though the command's words name
+ * none. An assignment to one of them — before a command, through `env`, or (when the script
+ * walker passes it) `export`/`declare`/a plain assignment, since an already exported variable
+ * stays exported — is reported here, whether or not the program that follows uses it.
+ */
+export interface EnvironmentAssignment {
+  name: string;
+  value: Word;
+}
+
+type Meaning =
+  /** Shell code a program runs through `sh -c` (an editor, a pager, a diff or ssh command): parsed like `sh -c`. */
+  | 'shell'
+  /** A file a shell reads and runs at start-up. */
+  | 'sourced'
+  /** A program path run as it is (not through a shell). */
+  | 'program'
+  /** Shared libraries loaded into every program, `:`/space separated. */
+  | 'libraries'
+  /** lesspipe-style input filters: `|cmd %s`, `||cmd %s`, `-cmd`. */
+  | 'filter'
+  /** A prompt string, expanded (with `$(…)`) each time it is shown. */
+  | 'prompt'
+  /** Interpreter options that may load code (`--require ./x.js`, `-Mmodule`). */
+  | 'options'
+  /** A git configuration file, which may set commands (core.pager, alias.*). */
+  | 'git-config';
+
+const VARIABLES: Record<string, Meaning> = {
+  GIT_EXTERNAL_DIFF: 'shell',
+  GIT_PAGER: 'shell',
+  PAGER: 'shell',
+  MANPAGER: 'shell',
+  SYSTEMD_PAGER: 'shell',
+  GIT_EDITOR: 'shell',
+  GIT_SEQUENCE_EDITOR: 'shell',
+  EDITOR: 'shell',
+  VISUAL: 'shell',
+  GIT_SSH_COMMAND: 'shell',
+  GIT_PROXY_COMMAND: 'shell',
+  PROMPT_COMMAND: 'shell',
+  BASH_ENV: 'sourced',
+  ENV: 'sourced',
+  GIT_SSH: 'program',
+  GIT_ASKPASS: 'program',
+  SSH_ASKPASS: 'program',
+  SUDO_ASKPASS: 'program',
+  LD_PRELOAD: 'libraries',
+  LD_AUDIT: 'libraries',
+  DYLD_INSERT_LIBRARIES: 'libraries',
+  LESSOPEN: 'filter',
+  LESSCLOSE: 'filter',
+  PS0: 'prompt',
+  PS1: 'prompt',
+  PS2: 'prompt',
+  PS4: 'prompt',
+  NODE_OPTIONS: 'options',
+  PERL5OPT: 'options',
+  RUBYOPT: 'options',
+  GIT_CONFIG: 'git-config',
+  GIT_CONFIG_GLOBAL: 'git-config',
+  GIT_CONFIG_SYSTEM: 'git-config',
+};
+
+/** Options in NODE_OPTIONS, PERL5OPT, RUBYOPT that load a module or a file. */
+const LOADING_OPTIONS = /(?:^|\s)(?:--(?:require|import|loader|experimental-loader|env-file|env-file-if-exists)\b|-[rM])/;
+
+/** Reports what assigning these variables makes the command (or the commands after it) do. */
+export function reportEnvironment(context: CommandContext, assignments: readonly EnvironmentAssignment[]): void {
+  for (const { name, value } of assignments) {
+    const via = `${name} environment variable`;
+    const meaning = VARIABLES[name];
+    if (meaning !== undefined) {
+      reportVariable(context, meaning, value, via);
+      continue;
+    }
+    // GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='cat .env': `git -c` by environment.
+    const gitValue = /^GIT_CONFIG_VALUE_(\d+)$/.exec(name);
+    if (gitValue !== null) {
+      const key = assignments.find((assignment) => assignment.name === `GIT_CONFIG_KEY_${gitValue[1]}`)?.value;
+      if (key === undefined || key.value === undefined || GIT_CODE_SETTINGS.test(key.value)) reportVariable(context, 'shell', value, via);
+    } else if (name === 'GIT_CONFIG_PARAMETERS') {
+      context.dynamic('execute', value.value ?? value.text, value.value === undefined ? value.reason : 'interpreter_code', via);
+    }
+  }
+}
+
+function reportVariable(context: CommandContext, meaning: Meaning, value: Word, via: string): void {
+  const text = value.value;
+  if (text === undefined) {
+    context.dynamic('execute', value.text, value.reason, via);
+    return;
+  }
+  if (text === '') return;
+  switch (meaning) {
+    case 'shell':
+      context.script(text, via);
+      return;
+    case 'sourced':
+    case 'git-config':
+      context.file('read', value, via);
+      context.file('execute', value, via);
+      return;
+    case 'program':
+      context.file('execute', value, via);
+      return;
+    case 'libraries':
+      for (const library of text.split(/[:\s]+/)) if (library !== '') context.file('execute', staticWord(library), via);
+      return;
+    case 'filter':
+      // `%s` stands for the file less opens (reported by less itself): `-` keeps it out of the filter's operations.
+      context.script(text.replace(/^\|{1,2}|^-/, '').replaceAll('%s', '-'), via);
+      return;
+    case 'prompt':
+      if (text.includes('$(') || text.includes('`')) context.dynamic('execute', text, 'interpreter_code', via);
+      return;
+    case 'options':
+      if (LOADING_OPTIONS.test(text)) context.dynamic('execute', text, 'interpreter_code', via);
+      return;
+  }
+}
