@@ -13,6 +13,8 @@ export interface ChainPassOptions {
   rootAtSize?: number;
   /** Also hash the file (a bundle's attestation names its ledger's digest; a bare ledger has none to check). */
   fileDigest?: boolean;
+  /** Read size in bytes (tests vary it; see VerifyOptions.chunkBytes). */
+  chunkBytes?: number;
 }
 
 /** Everything verification needs from the chain checks, as plain data that can cross threads. */
@@ -40,7 +42,7 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   const fileHash = options.fileDigest ? createHash('sha256') : undefined;
   let rootAtSize = options.rootAtSize === 0 ? checker.tree.root() : undefined;
   let defect: Defect | undefined;
-  outer: for await (const lines of readLines(path, { end: options.end, ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
+  outer: for await (const lines of readLines(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
     for (const line of lines) {
       const result = checker.check(line);
       if (isDefect(result)) {

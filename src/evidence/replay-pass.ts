@@ -21,7 +21,7 @@ export interface ReplayPassResult {
  * pass, and its output counts only when that pass finds the ledger valid (every line is then a
  * catalogue record, and JSON.parse yields exactly the record the checks accepted).
  */
-export async function runReplayPass(path: string, options: { end: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
+export async function runReplayPass(path: string, options: { end: number; chunkBytes?: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
   let violation: ReplayPassResult['violation'];
   const replay = new Replay(options.sinks, (verdict, checked) => {
     if (verdict.status === 'violated' && !violation) violation = { verdict, offset: checked.offset };
@@ -32,7 +32,8 @@ export async function runReplayPass(path: string, options: { end: number; sinks:
     bytesRead += chunk.length;
     options.onProgress?.(bytesRead, options.end);
   };
-  for await (const lines of readLines(path, { end: options.end, onChunk })) {
+  // Each chunk read is one batch of the replay.
+  for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
     const batch: CheckedRecord[] = [];
     for (const line of lines) {
       if (!line.terminated) return stopped(line.offset);
@@ -58,6 +59,8 @@ export interface ReplayDigestOptions {
   end: number;
   /** The projection files to replay and digest. */
   projections: string[];
+  /** Read size in bytes, hence replay batch size (tests vary it; see VerifyOptions.chunkBytes). */
+  chunkBytes?: number;
 }
 
 /** What verification needs from a replay, as plain data that can cross threads. */
@@ -71,7 +74,7 @@ export interface ReplayDigest {
 /** Replays the named projections into sha256 digests. */
 export async function digestReplayPass(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
   const sinks = new Map(options.projections.map((file) => [file, new HashSink()]));
-  const result = await runReplayPass(path, { end: options.end, sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
+  const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
   return {
     digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])),
     verdicts: result.verdicts,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { canonicalJson } from '../events/canonical.js';
 import { verifyLedgerNote } from '../events/chain-checker.js';
-import { noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
+import { MAX_NOTE_BYTES, noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
 import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
@@ -17,6 +18,12 @@ export interface VerifyOptions {
   /** The ledger public key (32 raw bytes) the verifier trusts; without it the genesis key is trusted. */
   pinnedKey?: Buffer;
   onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /**
+   * For tests only (no CLI flag): the read size of both ledger passes, in bytes (default 1 MiB).
+   * Each read becomes one batch of the replay, so a small size makes verification replay a small
+   * ledger in many batch splits; the verdict and the projections must not depend on it.
+   */
+  chunkBytes?: number;
 }
 
 export interface VerifyReport {
@@ -46,6 +53,7 @@ const MAX_SMALL_FILE = 16 * 1024 * 1024;
  * every projection); then the ledger digest, the checkpoint and the projections byte for byte.
  */
 export async function verifyExport(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+  if (options.chunkBytes !== undefined && !(Number.isSafeInteger(options.chunkBytes) && options.chunkBytes > 0)) throw new RangeError(`chunkBytes must be a positive integer, not ${options.chunkBytes}`);
   const info = await lstatOrThrow(path);
   if (info.isSymbolicLink()) throw new SvcError('path_is_symlink', `${path} is a symbolic link; give the real path of the bundle or ledger`);
   if (info.isDirectory()) return verifyBundle(path, options);
@@ -64,11 +72,14 @@ function fail(report: VerifyReport, defect: Defect): VerifyReport {
 async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<VerifyReport> {
   const report = baseReport('ledger', path, options);
   const sidecarPath = `${path}.checkpoint`;
-  const sidecarBytes = await readSmallFile(sidecarPath).catch((error: unknown) => {
+  // Whatever sits at the sidecar's name is read without following a link or waiting on a FIFO,
+  // and only up to the largest note: anything else there is a bad checkpoint, not a hang.
+  const sidecarFile = await readRegularFile(sidecarPath, MAX_NOTE_BYTES).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   });
-  const sidecar = sidecarBytes?.toString('utf8');
+  if (sidecarFile !== undefined && !sidecarFile.ok) return fail(report, { code: 'checkpoint_signature_invalid', message: `the checkpoint sidecar ${sidecarFile.problem}, not a signed note`, file: sidecarPath });
+  const sidecar = sidecarFile?.bytes.toString('utf8');
   let sidecarSize: number | undefined;
   if (sidecar !== undefined) {
     try {
@@ -114,10 +125,11 @@ async function runPasses(path: string, options: VerifyOptions, request: PassRequ
     runChainPassInWorker(path, {
       end,
       fileDigest: request.fileDigest,
+      ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }),
       ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }),
       ...(request.rootAtSize !== undefined && { rootAtSize: request.rootAtSize }),
     }),
-    digestReplayPassInWorker(path, { end, projections: request.projections }, options.onProgress),
+    digestReplayPassInWorker(path, { end, projections: request.projections, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) }, options.onProgress),
   ]);
   let defect = chain.defect;
   const violation = replayed.violation;
@@ -135,7 +147,9 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   const ledgerPath = join(dir, BUNDLE_LEDGER);
 
   // 1. Attestation: signed by the trusted key, listing exactly the bundle's files.
-  const attestationText = (await readSmallFile(join(dir, BUNDLE_ATTESTATION))).toString('utf8');
+  const attestationFile = await readBundleFile(dir, BUNDLE_ATTESTATION);
+  if (!attestationFile.ok) return fail(report, attestationFile.defect);
+  const attestationText = attestationFile.bytes.toString('utf8');
   const genesis = await readGenesis(ledgerPath).catch(() => undefined);
   if (!genesis) return fail(report, { code: 'genesis_invalid', seq: 0, offset: 0, message: 'the bundle ledger does not start with a valid genesis record, so there is no key to verify the attestation with', file: BUNDLE_LEDGER });
   const candidates = options.pinnedKey ? [options.pinnedKey] : genesis.data.keys.map((key) => Buffer.from(key.publicKey, 'base64'));
@@ -147,9 +161,11 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
     verifyKey = candidate;
   }
   if (!opened.ok) {
-    const signedByOtherKey = options.pinnedKey !== undefined && !envelopeNamesKey(attestationText, genesis.data.keys, options.pinnedKey);
-    const code = signedByOtherKey ? 'key_untrusted' : 'attestation_signature_invalid';
-    return fail(report, { code, message: signedByOtherKey ? `the attestation is not signed by the pinned key: ${opened.message}` : opened.message, file: BUNDLE_ATTESTATION });
+    // Only a well-formed envelope whose signatures all fail can say whose it is: a damaged or
+    // unparsable file is a bad attestation, whatever key was pinned.
+    const otherKey = options.pinnedKey !== undefined && opened.code === 'attestation_signature_invalid' ? otherSignerKeyId(attestationText, genesis.data.keys, options.pinnedKey) : undefined;
+    if (otherKey !== undefined) return fail(report, { code: 'key_untrusted', message: `the attestation is not signed by the pinned key: its keyid ${otherKey} names another key (${opened.message})`, file: BUNDLE_ATTESTATION });
+    return fail(report, { code: 'attestation_signature_invalid', message: opened.message, file: BUNDLE_ATTESTATION });
   }
   const formDefect = checkEnvelopeForm(attestationText, genesis.data.keys, verifyKey);
   if (formDefect) return fail(report, formDefect);
@@ -169,7 +185,9 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   // 3. The ledger is the attested one, and the checkpoint signs exactly its records.
   const digests = new Map(statement.subject.map((subject) => [subject.name, subject.digest.sha256]));
   if (digests.get(BUNDLE_LEDGER) !== chain.fileDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${BUNDLE_LEDGER} has sha256 ${chain.fileDigest}, the attestation says ${digests.get(BUNDLE_LEDGER)}`, file: BUNDLE_LEDGER });
-  const checkpointBytes = await readSmallFile(join(dir, BUNDLE_CHECKPOINT));
+  const checkpointFile = await readBundleFile(dir, BUNDLE_CHECKPOINT);
+  if (!checkpointFile.ok) return fail(report, checkpointFile.defect);
+  const checkpointBytes = checkpointFile.bytes;
   const checkpointDigest = createHash('sha256').update(checkpointBytes).digest('hex');
   if (digests.get(BUNDLE_CHECKPOINT) !== checkpointDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${BUNDLE_CHECKPOINT} does not match its attested digest`, file: BUNDLE_CHECKPOINT });
   const note = checkpointBytes.toString('utf8');
@@ -184,6 +202,7 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   for (const file of PROJECTION_FILES) {
     const name = `${BUNDLE_PROJECTIONS}/${file}`;
     const onDisk = await hashFile(join(dir, name));
+    if (onDisk === undefined) return fail(report, notRegularInBundle(name));
     if (digests.get(name) !== onDisk) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
     const replayedDigest = replayed.digests[file];
     if (replayedDigest !== onDisk) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDisk} on disk, ${replayedDigest} replayed)`, file: name });
@@ -209,7 +228,7 @@ async function listBundle(dir: string): Promise<BundleFiles | Defect> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.isDirectory() && entry.name === BUNDLE_PROJECTIONS) {
       for (const inner of await readdir(join(dir, entry.name), { withFileTypes: true })) {
-        if (!inner.isFile()) return { code: 'subject_digest_mismatch', message: `${BUNDLE_PROJECTIONS}/${inner.name} is not a regular file (links are refused)`, file: `${BUNDLE_PROJECTIONS}/${inner.name}` };
+        if (!inner.isFile()) return notRegularInBundle(`${BUNDLE_PROJECTIONS}/${inner.name}`);
         names.push(`${BUNDLE_PROJECTIONS}/${inner.name}`);
       }
       continue;
@@ -240,22 +259,39 @@ function checkSubjects(statement: InTotoStatement, files: BundleFiles): Defect |
  */
 function checkEnvelopeForm(text: string, keys: readonly { name: string; publicKey: string }[], key: Buffer): Defect | undefined {
   const envelope = JSON.parse(text) as { payload: string; payloadType: string; signatures: { sig: string }[] };
-  const name = keys.find((entry) => entry.publicKey === key.toString('base64'))?.name;
-  const keyid = name === undefined ? undefined : noteKeyId(name, key).toString('hex');
+  // By bytes, as the chain checks compare genesis keys: the catalogue lets a key's base64 carry
+  // non-zero trailing bits, and such a spelling still lists the same key.
+  const name = keys.find((entry) => Buffer.from(entry.publicKey, 'base64').equals(key))?.name;
+  const keyid = name === undefined ? undefined : keyIdOf(name, key);
   const expected = keyid && envelope.signatures.length === 1 ? `${canonicalJson({ payload: envelope.payload, payloadType: envelope.payloadType, signatures: [{ keyid, sig: envelope.signatures[0]?.sig }] })}\n` : undefined;
   if (text === expected) return undefined;
   return { code: 'attestation_signature_invalid', message: 'attestation.json is not the canonical envelope svc writes (one signature whose keyid names the ledger key)', file: BUNDLE_ATTESTATION };
 }
 
-/** Whether the envelope's keyid hints at the pinned key: tells "signed by another key" from "bad signature". */
-function envelopeNamesKey(text: string, keys: readonly { name: string }[], pinnedKey: Buffer): boolean {
+const NOTE_KEY_ID = /^[0-9a-f]{8}$/;
+
+/** The hex C2SP key id of `key` under `name`; undefined for a genesis name that is no note key name (it can name no key). */
+function keyIdOf(name: string, key: Buffer): string | undefined {
   try {
-    const envelope = JSON.parse(text) as { signatures?: { keyid?: unknown }[] };
-    const ids = new Set(keys.map((key) => noteKeyId(key.name, pinnedKey).toString('hex')));
-    return (envelope.signatures ?? []).some((signature) => typeof signature.keyid === 'string' && ids.has(signature.keyid));
+    return noteKeyId(name, key).toString('hex');
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Tells "signed by another key" from "bad signature", for an envelope that is well formed but
+ * does not verify with the pinned key. DSSE's keyid is an unsigned hint, so it only chooses
+ * between the two failure codes, never whether the bundle verifies: the answer is a keyid in C2SP
+ * key id form that is not the pinned key's under any name the genesis lists, provided no
+ * signature claims the pinned key (a claimed but failing signature is a bad signature).
+ */
+function otherSignerKeyId(text: string, keys: readonly { name: string }[], pinnedKey: Buffer): string | undefined {
+  const pinnedIds = new Set(keys.map((key) => keyIdOf(key.name, pinnedKey)));
+  const envelope = JSON.parse(text) as { signatures: { keyid?: string }[] };
+  const keyids = envelope.signatures.map((signature) => signature.keyid);
+  if (keyids.some((keyid) => keyid !== undefined && pinnedIds.has(keyid))) return undefined;
+  return keyids.find((keyid): keyid is string => keyid !== undefined && NOTE_KEY_ID.test(keyid));
 }
 
 async function lstatOrThrow(path: string) {
@@ -268,22 +304,65 @@ async function lstatOrThrow(path: string) {
   }
 }
 
-async function readSmallFile(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
+/** A file read whole, or why it was not: not a regular file (a link, a FIFO, a directory...), or too large. */
+type SmallFile = { ok: true; bytes: Buffer } | { ok: false; problem: string; tooLarge: boolean };
+
+/**
+ * Opens `path` only as a regular file: O_NOFOLLOW refuses a symbolic link and O_NONBLOCK keeps
+ * the open of a FIFO from waiting for a writer forever, and the type is then checked on the open
+ * descriptor, so the file checked is the file read. Undefined for anything but a regular file.
+ */
+async function openRegular(path: string): Promise<{ handle: FileHandle; size: number } | undefined> {
+  let handle: FileHandle;
   try {
-    const size = (await handle.stat()).size;
-    if (size > MAX_SMALL_FILE) throw new SvcError('file_too_large', `${path} is ${size} bytes; at most ${MAX_SMALL_FILE} are read`);
-    return await handle.readFile();
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+    throw error;
+  }
+  const info = await handle.stat();
+  if (info.isFile()) return { handle, size: info.size };
+  await handle.close();
+  return undefined;
+}
+
+/** Reads a regular file of at most `maxBytes` whole. */
+async function readRegularFile(path: string, maxBytes: number): Promise<SmallFile> {
+  const opened = await openRegular(path);
+  if (!opened) return { ok: false, problem: 'is not a regular file (a symbolic link, FIFO, directory or device)', tooLarge: false };
+  const { handle, size } = opened;
+  const tooLarge: SmallFile = { ok: false, problem: `is larger than ${maxBytes} bytes`, tooLarge: true };
+  try {
+    if (size > maxBytes) return tooLarge;
+    const bytes = await handle.readFile();
+    // It may have grown since it was measured.
+    return bytes.length > maxBytes ? tooLarge : { ok: true, bytes };
   } finally {
     await handle.close();
   }
 }
 
-async function hashFile(path: string): Promise<string> {
+function notRegularInBundle(name: string): Defect {
+  return { code: 'subject_digest_mismatch', message: `${name} is not a regular file (links and other file types are refused)`, file: name };
+}
+
+/** A bundle file read whole; one that stopped being a regular file after the listing is refused as the listing refuses it. */
+async function readBundleFile(dir: string, name: string): Promise<{ ok: true; bytes: Buffer } | { ok: false; defect: Defect }> {
+  const path = join(dir, name);
+  const file = await readRegularFile(path, MAX_SMALL_FILE);
+  if (file.ok) return file;
+  if (file.tooLarge) throw new SvcError('file_too_large', `${path} ${file.problem}; at most ${MAX_SMALL_FILE} are read`);
+  return { ok: false, defect: notRegularInBundle(name) };
+}
+
+/** The sha256 hex of a regular file, streamed; undefined when it is not a regular file. */
+async function hashFile(path: string): Promise<string | undefined> {
+  const opened = await openRegular(path);
+  if (!opened) return undefined;
+  const { handle } = opened;
   const hash = createHash('sha256');
-  const handle = await open(path, 'r');
   try {
-    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) hash.update(chunk as Buffer);
   } finally {
     await handle.close();
   }

@@ -38,6 +38,16 @@ describe('export, verify-export and prove-equivalence', () => {
     expect(await verifyExport(path)).toMatchObject({ valid: true, kind: 'ledger' });
   });
 
+  it('reads in any chunk size with the same report, and refuses a chunk size that could read nothing', async () => {
+    const { dir, path } = await sampleLedger();
+    const out = join(dir, 'bundle');
+    await exportLedger({ ledgerPath: path, outDir: out, key: ledgerKey });
+    const whole = await verifyExport(out);
+    expect(whole.valid).toBe(true);
+    for (const chunkBytes of [1, 7, 4096]) expect(await verifyExport(out, { chunkBytes })).toEqual(whole);
+    for (const chunkBytes of [0, -1, 1.5]) await expect(verifyExport(out, { chunkBytes })).rejects.toThrow(RangeError);
+  });
+
   it('detects an edited projection', async () => {
     const { dir, path } = await sampleLedger();
     const out = join(dir, 'bundle');

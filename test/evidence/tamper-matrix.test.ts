@@ -2,103 +2,186 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFECT_CODES } from '../../src/events/defects.js';
-import { verifyExport, type VerifyReport } from '../../src/evidence/verify-export.js';
+import type { Defect } from '../../src/events/defects.js';
+import { verifyExport } from '../../src/evidence/verify-export.js';
 import { fixtureLedgerKey } from '../../scripts/generate-fixtures.js';
 import { tempDir } from '../support/ledger.js';
+import { expectBundle, expectLedgerFile, type BundleFiles, type Expected } from './reference-verifier.js';
+
+/**
+ * Every tampering is checked for the exact defect (code, seq, byte offset, file) that the
+ * independent reference verifier (./reference-verifier.ts, built from docs/ledger-format.md)
+ * predicts: not merely "invalid", and not merely some failure code.
+ */
 
 const VALID = 'testdata/ledgers/valid';
 const BUNDLE = 'testdata/ledgers/valid-bundle';
 const pinnedKey = fixtureLedgerKey.publicKey;
 
 const original = await readFile(join(VALID, 'ledger.jsonl'));
-const sidecar = await readFile(join(VALID, 'ledger.jsonl.checkpoint'));
+const sidecarNote = await readFile(join(VALID, 'ledger.jsonl.checkpoint'), 'utf8');
 const lines = original.toString('utf8').trimEnd().split('\n');
 const lineOffsets = lines.map((_line, index) => Buffer.byteLength(lines.slice(0, index).map((line) => `${line}\n`).join('')));
 const lastSeq = lines.length - 1;
 
 const work = await tempDir('svc-tamper-');
 const ledgerPath = join(work, 'ledger.jsonl');
-await writeFile(`${ledgerPath}.checkpoint`, sidecar);
+const sidecar = { name: `${ledgerPath}.checkpoint`, note: sidecarNote };
+await writeFile(sidecar.name, sidecarNote);
 
-async function verifyBytes(bytes: Buffer | string): Promise<VerifyReport> {
-  await writeFile(ledgerPath, bytes);
-  return verifyExport(ledgerPath, { pinnedKey });
+const bundleFiles = (await readdir(BUNDLE, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(BUNDLE.length + 1)).sort();
+const bundleBytes = new Map<string, Buffer>(await Promise.all(bundleFiles.map(async (name) => [name, await readFile(join(BUNDLE, name))] as const)));
+const bundle = join(await tempDir('svc-tamper-bundle-'), 'bundle');
+await cp(BUNDLE, bundle, { recursive: true });
+
+/** The members of a defect the reference verifier predicts (the message is prose). */
+function located(defect: Defect | undefined): Expected | undefined {
+  if (!defect) return undefined;
+  const { code, seq, offset, file } = defect;
+  return { code, ...(seq !== undefined && { seq }), ...(offset !== undefined && { offset }), ...(file !== undefined && { file }) };
 }
 
-function lineOf(position: number): number {
-  let index = 0;
-  while (index + 1 < lineOffsets.length && (lineOffsets[index + 1] as number) <= position) index += 1;
+function count(tally: Map<string, number>, code: string): void {
+  tally.set(code, (tally.get(code) ?? 0) + 1);
+}
+
+const ledgerCodes = new Map<string, number>();
+
+/** Verifies `bytes` as the ledger beside the valid sidecar and returns the defect, checked against the prediction. */
+async function tamperLedger(bytes: Buffer | string, what: string): Promise<Expected> {
+  const tampered = Buffer.from(bytes);
+  await writeFile(ledgerPath, tampered);
+  const expected = expectLedgerFile(tampered, sidecar, pinnedKey);
+  const report = await verifyExport(ledgerPath, { pinnedKey });
+  expect(expected, `${what}: the reference verifier must reject it too`).toBeDefined();
+  expect(report.valid, what).toBe(false);
+  expect(located(report.defect), what).toEqual(expected);
+  count(ledgerCodes, (expected as Expected).code);
+  return expected as Expected;
+}
+
+function flip(bytes: Buffer, position: number, mask: number): Buffer {
+  const copy = Buffer.from(bytes);
+  copy[position] = (copy[position] as number) ^ mask;
+  return copy;
+}
+
+const bundleCodes = new Map<string, Map<string, number>>();
+
+/** Replaces one file of the bundle copy, verifies, checks the prediction, and puts the file back. */
+async function tamperBundle(name: string, bytes: Buffer, what: string): Promise<Expected> {
+  const files = new Map(bundleBytes).set(name, bytes);
+  const expected = expectBundle({ files, replayed: bundleBytes } satisfies BundleFiles, pinnedKey);
+  await writeFile(join(bundle, name), bytes);
+  try {
+    const report = await verifyExport(bundle, { pinnedKey });
+    expect(expected, `${what}: the reference verifier must reject it too`).toBeDefined();
+    expect(report.valid, what).toBe(false);
+    expect(located(report.defect), what).toEqual(expected);
+  } finally {
+    await writeFile(join(bundle, name), bundleBytes.get(name) as Buffer);
+  }
+  const tally = bundleCodes.get(name) ?? new Map<string, number>();
+  bundleCodes.set(name, tally);
+  count(tally, (expected as Expected).code);
+  return expected as Expected;
+}
+
+function withoutLine(text: string[], index: number): string {
+  return `${text.filter((_line, other) => other !== index).join('\n')}\n`;
+}
+
+function swapped(text: string[], index: number): string {
+  const copy = [...text];
+  [copy[index], copy[index + 1]] = [copy[index + 1] as string, copy[index] as string];
+  return `${copy.join('\n')}\n`;
+}
+
+/** The index of the first line of a record type. */
+function lineIndex(type: string): number {
+  const index = lines.findIndex((line) => line.includes(`"type":"${type}"`));
+  expect(index, type).toBeGreaterThanOrEqual(0);
   return index;
 }
 
-describe('tamper matrix over the valid fixture (ledger and checkpoint sidecar, key pinned)', () => {
-  it('the untampered ledger and bundle verify', async () => {
-    expect((await verifyBytes(original)).valid).toBe(true);
-    expect((await verifyExport(BUNDLE, { pinnedKey })).valid).toBe(true);
+describe('tamper matrix over the valid fixture (ledger with its checkpoint sidecar, key pinned)', () => {
+  it('the untampered ledger and bundle verify, and the reference verifier agrees', async () => {
+    await writeFile(ledgerPath, original);
+    expect((await verifyExport(ledgerPath, { pinnedKey })).valid).toBe(true);
+    expect(expectLedgerFile(original, sidecar, pinnedKey)).toBeUndefined();
+    expect((await verifyExport(bundle, { pinnedKey })).valid).toBe(true);
+    expect(expectBundle({ files: bundleBytes, replayed: bundleBytes }, pinnedKey)).toBeUndefined();
   });
 
-  it(`every single-line deletion (${lines.length}) is detected where it happened`, async () => {
+  it(`every single-line deletion (${lines.length}) gives the predicted code at the predicted seq`, async () => {
     for (let index = 0; index < lines.length; index += 1) {
-      const report = await verifyBytes(`${lines.filter((_line, other) => other !== index).join('\n')}\n`);
-      expect(report.valid, `deleting line ${index}`).toBe(false);
-      if (index === lastSeq) expect(report.defect?.code).toBe('root_mismatch');
-      else expect(report.defect, `deleting line ${index}`).toMatchObject({ code: 'seq_gap', seq: index, offset: lineOffsets[index] });
+      const expected = await tamperLedger(withoutLine(lines, index), `deleting line ${index}`);
+      // The prediction itself, spelled out: the next record's seq exposes the gap, and only the
+      // final record can go without one, which the sidecar (covering it) then exposes.
+      expect(expected).toEqual(index === lastSeq ? { code: 'root_mismatch', file: sidecar.name } : { code: 'seq_gap', seq: index, offset: lineOffsets[index] });
     }
   });
 
-  it(`every adjacent swap (${lines.length - 1}) is detected at the first swapped record`, async () => {
+  it(`every adjacent swap (${lines.length - 1}) gives the predicted code at the first swapped record`, async () => {
     for (let index = 0; index + 1 < lines.length; index += 1) {
-      const swapped = [...lines];
-      [swapped[index], swapped[index + 1]] = [swapped[index + 1] as string, swapped[index] as string];
-      const report = await verifyBytes(`${swapped.join('\n')}\n`);
-      expect(report.defect, `swapping lines ${index} and ${index + 1}`).toMatchObject({ code: 'seq_gap', seq: index, offset: lineOffsets[index] });
+      expect(await tamperLedger(swapped(lines, index), `swapping lines ${index} and ${index + 1}`)).toEqual({ code: 'seq_gap', seq: index, offset: lineOffsets[index] });
     }
   });
 
-  it('1,500 random single-byte flips are each detected in the flipped record or the one after it', async () => {
-    const codes = new Map<string, number>();
+  it('1,500 random single-byte flips each give the predicted code, seq and offset', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: original.length - 1 }), fc.integer({ min: 1, max: 255 }), async (position, mask) => {
-        const tampered = Buffer.from(original);
-        tampered[position] = (tampered[position] as number) ^ mask;
-        const report = await verifyBytes(tampered);
-        const line = lineOf(position);
-        expect(report.valid).toBe(false);
-        const defect = report.defect;
-        expect(DEFECT_CODES).toContain(defect?.code);
-        codes.set(defect?.code as string, (codes.get(defect?.code as string) ?? 0) + 1);
-        if (defect?.seq === undefined) {
-          // Only an edit to the final record leaves the chain intact; the sidecar's root catches it.
-          expect(line).toBe(lastSeq);
-          expect(defect?.code).toBe('root_mismatch');
-        } else {
-          expect([line, line + 1]).toContain(defect.seq);
-          expect(defect.offset).toBe(lineOffsets[defect.seq] ?? original.length);
-        }
+        await tamperLedger(flip(original, position, mask), `byte ${position} ^ 0x${mask.toString(16)}`);
       }),
       { numRuns: 1500, seed: 20261121 },
     );
-    // The matrix reaches the distinct checks, not just one of them.
-    expect([...codes.keys()], JSON.stringify([...codes])).toEqual(expect.arrayContaining(['not_canonical', 'chain_broken', 'record_invalid']));
   });
 
-  it('300 random byte flips anywhere in an export bundle are each detected', async () => {
-    const bundle = join(await tempDir('svc-tamper-bundle-'), 'bundle');
-    const files = (await readdir(BUNDLE, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(BUNDLE.length + 1));
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...files), fc.nat(), fc.integer({ min: 1, max: 255 }), async (file, at, mask) => {
-        await cp(BUNDLE, bundle, { recursive: true, force: true });
-        const bytes = await readFile(join(bundle, file));
-        if (bytes.length === 0) return;
-        const position = at % bytes.length;
-        bytes[position] = (bytes[position] as number) ^ mask;
-        await writeFile(join(bundle, file), bytes);
-        const report = await verifyExport(bundle, { pinnedKey });
-        expect(report.valid, `flip in ${file} at ${position}`).toBe(false);
-        expect(DEFECT_CODES).toContain(report.defect?.code);
-      }),
-      { numRuns: 300, seed: 7331 },
+  it('every byte of the genesis, an execution and the final checkpoint, flipped in its lowest bit, gives the predicted code', async () => {
+    // These records hold the checks random flips rarely reach: the pinned key, the equivalence
+    // pair, the in-band note and the sidecar's root over the final record.
+    for (const index of [0, lineIndex('execution.completed'), lastSeq]) {
+      // The line and its `\n`: the final one turns into a torn tail.
+      for (let position = lineOffsets[index] as number; position <= (lineOffsets[index] as number) + Buffer.byteLength(lines[index] as string); position += 1) {
+        await tamperLedger(flip(original, position, 0x01), `line ${index}, byte ${position} ^ 0x01`);
+      }
+    }
+  });
+
+  it('the ledger matrix reaches every check a single edit can fail', () => {
+    expect([...ledgerCodes.keys()].sort(), JSON.stringify([...ledgerCodes])).toEqual(
+      ['chain_broken', 'checkpoint_signature_invalid', 'equivalence_mismatch', 'genesis_invalid', 'key_untrusted', 'not_canonical', 'record_invalid', 'root_mismatch', 'seq_gap', 'torn_line'].sort(),
     );
   });
+});
+
+describe('tamper matrix over the export bundle (key pinned)', () => {
+  it(`every line deletion and adjacent swap in its ledger.jsonl gives the predicted code`, async () => {
+    for (let index = 0; index < lines.length; index += 1) {
+      await tamperBundle('ledger.jsonl', Buffer.from(withoutLine(lines, index)), `deleting bundle line ${index}`);
+      if (index + 1 < lines.length) await tamperBundle('ledger.jsonl', Buffer.from(swapped(lines, index)), `swapping bundle lines ${index} and ${index + 1}`);
+    }
+  });
+
+  // Per file: how many random flips, and the codes they must reach between them.
+  const plan: [string, number, string[]][] = [
+    ['ledger.jsonl', 300, ['chain_broken', 'not_canonical', 'record_invalid']],
+    ['attestation.json', 150, ['attestation_signature_invalid']],
+    ['checkpoint', 50, ['subject_digest_mismatch']],
+    ...bundleFiles.filter((name) => name.startsWith('projections/')).map((name): [string, number, string[]] => [name, 25, ['subject_digest_mismatch']]),
+  ];
+  for (const [name, runs, codes] of plan) {
+    it(`${runs} random single-byte flips in ${name} each give the predicted code`, async () => {
+      const bytes = bundleBytes.get(name) as Buffer;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: bytes.length - 1 }), fc.integer({ min: 1, max: 255 }), async (position, mask) => {
+          const expected = await tamperBundle(name, flip(bytes, position, mask), `${name} byte ${position} ^ 0x${mask.toString(16)}`);
+          // A damaged file is named as the culprit, except where the ledger's own checks locate it.
+          if (name !== 'ledger.jsonl') expect(expected.file).toBe(name);
+        }),
+        { numRuns: runs, seed: 7331 },
+      );
+      expect([...(bundleCodes.get(name)?.keys() ?? [])], JSON.stringify([...(bundleCodes.get(name) ?? [])])).toEqual(expect.arrayContaining(codes));
+    });
+  }
 });
