@@ -85,7 +85,10 @@ function planShell(command: string, context: ShellContext, make: ActionMaker, to
   const bound = boundCommand(command);
   if (!analysis.ok) return [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, cwd: context.cwd, unparsable: cut(analysis.message) })];
   const argv = analysis.commands.map((simple) => simple.argv.map(cut));
-  const actions: PlannedAction[] = [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, argv, cwd: context.cwd })];
+  // The same words as one text, a line per simple command, for rules: a regex over what runs
+  // (wrappers peeled, quotes removed) is not fooled by `sudo`, `g''it` or `{ …; }` as the raw text is.
+  const simpleCommands = cut(analysis.commands.map((simple) => simple.argv.join(' ')).join('\n'));
+  const actions: PlannedAction[] = [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, argv, simpleCommands, cwd: context.cwd })];
   for (const operation of withProtectedInside(analysis.operations, tools)) actions.push(operationAction(make, operation, { ...bound, cwd: context.cwd }));
   return actions;
 }

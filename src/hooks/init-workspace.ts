@@ -154,13 +154,19 @@ function tenantFor(workspace: string): string {
   return `org:${name === '' ? 'local' : name}`;
 }
 
-/** The policy rule (YAML, indented for `policy.rules`) that steps up pushing, publishing and force-removing. */
+/**
+ * The policy rule (YAML, indented for `policy.rules`) that steps up pushing, publishing and
+ * recursive removal. It reads `simpleCommands` (each command as it runs: wrappers peeled, quotes
+ * removed, one per line), so `sudo git push`, `"git" push` or `{ git push; }` match too; any
+ * word between the program and its verb may stand between them (`git -C . push`), which also
+ * steps up the odd harmless line such as `git log --grep push`.
+ */
 export const RISKY_COMMANDS_RULE = `    - id: risky-commands
-      description: pushing, publishing and force-removing wait for a person to approve the exact command
+      description: pushing, publishing and recursive removal wait for a person to approve the exact command
       when:
         tool: shell.command.run
         payload:
-          command: { regex: "(.*[;&|(]\\\\s*)?(git\\\\s+push|npm\\\\s+publish|rm\\\\s+-[a-zA-Z]*(rf|fr|Rf|fR)[a-zA-Z]*)(\\\\s.*)?" }
+          simpleCommands: { regex: "(.*\\n)?(git( [^\\n]*)? push|(npm|pnpm|yarn)( [^\\n]*)? (publish|pub)|rm( [^\\n]*)? (-[a-zA-Z]*[rR][a-zA-Z]*|--recursive))(( |\\n).*)?" }
       decision: step_up
       reasons: [risky_command]
 `;
