@@ -3,6 +3,7 @@ import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actio
 import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
 import { findProtectedInside } from './protected-inside.js';
+import { ignoredAndUntracked } from './git-ignored.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
@@ -180,7 +181,10 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
     const inside = findProtectedInside(operation.path, tools.protects);
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
-      if (!skipped?.(read)) expanded.push(read);
+      if (skipped?.(read)) continue;
+      // git stages no file it ignores and does not track (a .env listed in .gitignore).
+      if (operation.skipsGitIgnored === true && read.path !== undefined && ignoredAndUntracked(read.path)) continue;
+      expanded.push(read);
     }
     if (!inside.complete) {
       expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${operation.path} is too large to check for protected files` });

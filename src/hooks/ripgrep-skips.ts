@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { listedByGitignore, repositoryRootOf } from './git-ignored.js';
 
 /**
  * Whether Claude Code's Grep tool, searching `root`, leaves `file` (somewhere under it) unread
@@ -20,22 +21,8 @@ import { dirname, join, relative, sep } from 'node:path';
  */
 export function ignoredByRipgrep(file: string, root: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.RIPGREP_CONFIG_PATH !== undefined && env.RIPGREP_CONFIG_PATH !== '') return false;
-  const segments = relative(root, file).split(sep);
-  if (segments.length === 0 || segments[0] === '' || segments[0] === '..') return false;
-  if (!insideGitRepository(root) || overrideFileAbove(file)) return false;
-  let dir = root;
-  for (const [index, name] of segments.entries()) {
-    if (listsExactly(join(dir, '.gitignore'), name, index < segments.length - 1)) return true;
-    dir = join(dir, name);
-  }
-  return false;
-}
-
-function insideGitRepository(dir: string): boolean {
-  for (let at = dir; ; at = dirname(at)) {
-    if (existsSync(join(at, '.git'))) return true;
-    if (dirname(at) === at) return false;
-  }
+  if (repositoryRootOf(root) === undefined || overrideFileAbove(file)) return false;
+  return listedByGitignore(file, root);
 }
 
 /** A `.ignore` or `.rgignore` in a directory holding `file` (ripgrep reads them up to the filesystem root). */
@@ -44,29 +31,4 @@ function overrideFileAbove(file: string): boolean {
     if (existsSync(join(at, '.ignore')) || existsSync(join(at, '.rgignore'))) return true;
     if (dirname(at) === at) return false;
   }
-}
-
-/** Larger ignore files are not parsed: the answer is then "read". */
-const MAX_IGNORE_FILE_BYTES = 256 * 1024;
-
-function listsExactly(ignoreFile: string, name: string, isDirectory: boolean): boolean {
-  let text: string;
-  try {
-    if (statSync(ignoreFile).size > MAX_IGNORE_FILE_BYTES) return false;
-    text = readFileSync(ignoreFile, 'utf8');
-  } catch {
-    return false;
-  }
-  let listed = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trimEnd(); // git ignores trailing spaces, not leading ones
-    if (line === '' || line.startsWith('#')) continue;
-    if (line.startsWith('!')) {
-      if (/[*?[\\]/.test(line) || line.includes(name)) return false;
-      continue;
-    }
-    const bare = line.replace(/^\//, '');
-    if (bare === name || (isDirectory && bare === `${name}/`)) listed = true;
-  }
-  return listed;
 }

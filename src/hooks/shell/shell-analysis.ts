@@ -26,6 +26,11 @@ export interface FileOperation {
   dynamic?: { text: string; reason: DynamicReason };
   /** A directory read with everything under it (`grep -r`, `cp -r`, `tar c`, `rsync -a`, ...). */
   recursive?: boolean;
+  /**
+   * Set on a recursive read by git staging (`git add` without -f, `commit -a`, `stash` without
+   * -a): files git ignores and does not track are left unread, which the guard checks per file.
+   */
+  skipsGitIgnored?: boolean;
   /** Where it came from, for explanations: "cat argument", "> redirection", "cp source", "heredoc", ... */
   via: string;
 }

@@ -205,8 +205,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   commit: (context, words) => {
     const parsed = messageFiles(context, words, 'git commit');
     // `-a` stages every tracked change; paths (with or without -i/-o) commit those files' content.
-    if (parsed.has('-a', '--all')) stagedRead(context, [], 'git commit -a');
-    if (parsed.operands.length > 0) stagedRead(context, parsed.operands, 'git commit pathspec');
+    // Either way only tracked files are committed, so ignored untracked ones stay out.
+    if (parsed.has('-a', '--all')) stagedRead(context, [], 'git commit -a', true);
+    if (parsed.operands.length > 0) stagedRead(context, parsed.operands, 'git commit pathspec', true);
   },
   stash: (context, words) => {
     const [first, ...rest] = words;
@@ -214,8 +215,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     if (action !== 'push' && action !== 'save') return;
     const parsed = parseArguments(action === first?.value ? rest : words, { short: 'm', long: ['message', 'pathspec-from-file'] });
     stagedListRead(context, parsed.values('--pathspec-from-file'), 'git stash --pathspec-from-file');
-    // `git stash save` takes a message, not paths.
-    stagedRead(context, action === 'push' ? parsed.operands : [], 'git stash');
+    // `git stash save` takes a message, not paths. Ignored files go in only with -a (--all).
+    stagedRead(context, action === 'push' ? parsed.operands : [], 'git stash', !parsed.has('-a', '--all'));
   },
   'hash-object': (context, words) => {
     const parsed = parseArguments(words, { short: 't', long: ['path'] });
@@ -280,8 +281,7 @@ function patch(context: CommandContext, words: readonly Word[], via: string): vo
 /**
  * add, stage: the files they stage are read into git's object store, where any later `git show`
  * prints them. Pathspecs default to the whole working tree with `-A`, `-u`, `-p`. Ignored files
- * are skipped unless `-f`; this analysis does not model ignore rules, so the read is reported
- * either way (docs/shell-analysis.md, known limits).
+ * are skipped unless `-f`: the read says so, and the guard checks each protected file inside.
  */
 function stageFiles(context: CommandContext, words: readonly Word[], via: string): void {
   const { before, paths } = splitPathspecs(words);
@@ -289,19 +289,21 @@ function stageFiles(context: CommandContext, words: readonly Word[], via: string
   if (parsed.has('-n', '--dry-run', '-N', '--intent-to-add', '--refresh')) return;
   stagedListRead(context, parsed.values('--pathspec-from-file'), `${via} --pathspec-from-file`);
   const pathspecs = [...parsed.operands, ...paths];
-  if (pathspecs.length > 0) stagedRead(context, pathspecs, via);
-  else if (parsed.has('-A', '--all', '-u', '--update', '-p', '--patch', '-i', '--interactive')) stagedRead(context, [], via);
+  const skipsIgnored = !parsed.has('-f', '--force');
+  if (pathspecs.length > 0) stagedRead(context, pathspecs, via, skipsIgnored);
+  else if (parsed.has('-A', '--all', '-u', '--update', '-p', '--patch', '-i', '--interactive')) stagedRead(context, [], via, skipsIgnored);
 }
 
 /** A read of what these pathspecs match (directories recursively), or of the whole working tree when there are none. */
-function stagedRead(context: CommandContext, pathspecs: readonly Word[], via: string): void {
+function stagedRead(context: CommandContext, pathspecs: readonly Word[], via: string, skipsGitIgnored: boolean): void {
+  const skips = skipsGitIgnored ? { skipsGitIgnored: true } : {};
   if (pathspecs.length === 0) {
-    context.file('read', staticWord(repositoryRoot(context) ?? '.'), `${via} (working tree)`, { recursive: true });
+    context.file('read', staticWord(repositoryRoot(context) ?? '.'), `${via} (working tree)`, { recursive: true, ...skips });
     return;
   }
   for (const path of pathspecs) {
     if (path.value !== undefined && path.value.startsWith('-')) continue;
-    context.file('read', path, via, context.kindOf(path) === 'directory' || path.value === undefined ? { recursive: true } : {});
+    context.file('read', path, via, context.kindOf(path) === 'directory' || path.value === undefined ? { recursive: true, ...skips } : {});
   }
 }
 
