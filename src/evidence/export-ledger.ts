@@ -12,6 +12,7 @@ import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { IN_TOTO_STATEMENT_TYPE, signStatement, type InTotoSubject } from './attestation.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { FileSink } from './file-sink.js';
+import { checkLedgerInput, describeDefect } from './ledger-input.js';
 import { runLedgerPass } from './ledger-pass.js';
 
 export interface ExportOptions {
@@ -33,13 +34,29 @@ export interface ExportResult {
 }
 
 /**
+ * A ledger that fails its checks (a defect in a line, or fewer records than its checkpoint file
+ * covers) is not exported: signing a fresh checkpoint over what is left would turn a cut ledger
+ * into valid-looking evidence. `code` is the defect's code, as verify-export reports it.
+ */
+export class ExportRefusedError extends SvcError {
+  readonly defect: Defect;
+
+  constructor(ledgerPath: string, defect: Defect) {
+    super(defect.code, `${ledgerPath}: not exported: ${describeDefect(defect)}`);
+    this.defect = defect;
+  }
+}
+
+/**
  * Writes an export bundle: the ledger's valid records byte for byte, a checkpoint signed for
  * exactly those records, the projections replayed from them, and a DSSE attestation over all of
  * it. The bundle is assembled in a sibling temp directory and renamed into place, so `outDir`
- * either does not exist or holds a whole bundle. A ledger with a defect is not exported.
+ * either does not exist or holds a whole bundle. A ledger with a defect is not exported
+ * (ExportRefusedError).
  */
 export async function exportLedger(options: ExportOptions): Promise<ExportResult> {
   const { ledgerPath, outDir } = options;
+  const checkpointFile = await checkLedgerInput(ledgerPath);
   await assertAbsentOrEmpty(outDir);
   const key = options.key ?? (await loadLedgerKey(ledgerPath));
   const staging = `${outDir}.partial-${randomBytes(4).toString('hex')}`;
@@ -49,6 +66,7 @@ export async function exportLedger(options: ExportOptions): Promise<ExportResult
     const projectionSinks = new Map(PROJECTION_FILES.map((file) => [file, new FileSink(join(staging, BUNDLE_PROJECTIONS, file))]));
     const pass = await runLedgerPass(ledgerPath, {
       tolerateTornTail: true,
+      checkpointFile,
       sinks: Object.fromEntries([...projectionSinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])),
       onRecords: (_records, lines) => {
         for (const line of lines) {
@@ -58,10 +76,7 @@ export async function exportLedger(options: ExportOptions): Promise<ExportResult
       },
       ...(options.onProgress && { onProgress: options.onProgress }),
     });
-    if (pass.defect) {
-      const { code, seq, offset, message } = pass.defect;
-      throw new SvcError('ledger_corrupt', `${ledgerPath}: not exported: ${code} at seq ${seq ?? '?'}, byte offset ${offset ?? '?'}: ${message}`);
-    }
+    if (pass.defect) throw new ExportRefusedError(ledgerPath, pass.defect);
     const { checker } = pass;
     if (!checker.listsKey(key.name, key.publicKey)) {
       throw new SvcError('key_mismatch', `key ${key.name} is not listed in the genesis of ${ledgerPath}`);

@@ -1,10 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { ChainChecker, isDefect, type CheckedRecord } from '../events/chain-checker.js';
+import { parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { tornTail } from '../events/ledger-scan.js';
 import { readLines } from '../events/line-reader.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
+import type { CheckpointFile } from './ledger-input.js';
 
 export interface LedgerPassOptions {
   /** The key an outside party pins; without it the genesis keys are trusted. */
@@ -18,6 +20,12 @@ export interface LedgerPassOptions {
   onProgress?: (bytesRead: number, totalBytes: number) => void;
   /** Read no further than this offset: a snapshot of a file that may still grow. */
   end?: number;
+  /**
+   * The ledger's signed checkpoint file, from checkLedgerInput. Its note must verify over the
+   * records it covers, and the ledger must hold at least that many valid records: the file may lag
+   * the ledger (the writer rewrites it after each in-band checkpoint), never lead it.
+   */
+  checkpointFile?: CheckpointFile | undefined;
 }
 
 export interface LedgerPassResult {
@@ -26,6 +34,14 @@ export interface LedgerPassResult {
   defect?: Defect;
   tornTail?: Defect;
   verdicts: { equivalent: number; blocked: number; violated: number };
+  /** The checkpoint file of the options with the size it covers, once verified against the records. */
+  checkpointFile?: SizedCheckpointFile;
+}
+
+export interface SizedCheckpointFile {
+  path: string;
+  note: string;
+  size: number;
 }
 
 /**
@@ -37,6 +53,11 @@ export interface LedgerPassResult {
 export async function runLedgerPass(path: string, options: LedgerPassOptions = {}): Promise<LedgerPassResult> {
   const checker = new ChainChecker(options.pinnedKey);
   const replay = new Replay(options.sinks ?? {}, options.onVerdict);
+  // As the writer and verify-export do, a checkpoint file that is not a note refuses the ledger before a line is read.
+  const checkpoint = options.checkpointFile && parseCheckpointFile(options.checkpointFile);
+  if (checkpoint && 'code' in checkpoint) return { checker, replay, verdicts: replay.verdicts, defect: checkpoint };
+  let rootAtCheckpoint = checkpoint?.size === 0 ? checker.tree.root() : undefined;
+  let validBytes = 0;
   let bytesRead = 0;
   let defect: Defect | undefined;
   let tornTailDefect: Defect | undefined;
@@ -54,6 +75,8 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
       }
       accepted.push(result);
       acceptedBytes.push(line.bytes);
+      validBytes = result.offset + result.length;
+      if (checker.size === checkpoint?.size) rootAtCheckpoint = checker.tree.root();
     }
     replay.apply(accepted);
     options.onRecords?.(accepted, acceptedBytes);
@@ -61,6 +84,26 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
     if (defect || tornTailDefect) break;
   }
   if (!tornTailDefect) defect ??= checker.checkEnd();
+  if (checkpoint) defect ??= checkAgainstCheckpoint(checker, checkpoint, rootAtCheckpoint, validBytes);
   if (!defect) replay.finish();
-  return { checker, replay, verdicts: replay.verdicts, ...(defect && { defect }), ...(tornTailDefect && { tornTail: tornTailDefect }) };
+  return { checker, replay, verdicts: replay.verdicts, ...(defect && { defect }), ...(tornTailDefect && { tornTail: tornTailDefect }), ...(checkpoint && !defect && { checkpointFile: checkpoint }) };
+}
+
+function parseCheckpointFile(file: CheckpointFile): SizedCheckpointFile | Defect {
+  const refused = (why: string): Defect => ({ code: 'checkpoint_signature_invalid', message: `checkpoint file ${file.path} ${why}`, file: file.path });
+  if ('problem' in file) return refused(`${file.problem}, not a signed note`);
+  try {
+    return { ...file, size: parseCheckpoint(file.note).size };
+  } catch (error) {
+    return refused(`is not a valid checkpoint note: ${(error as Error).message}`);
+  }
+}
+
+/** The checkpoint file against the valid records read; the codes and wording are the writer's (ledger-scan.ts). */
+function checkAgainstCheckpoint(checker: ChainChecker, checkpoint: SizedCheckpointFile, rootAtSize: Buffer | undefined, validBytes: number): Defect | undefined {
+  if (rootAtSize === undefined) {
+    return { code: 'root_mismatch', seq: checker.size, offset: validBytes, message: `the ledger has ${checker.size} valid records but its checkpoint file ${checkpoint.path} covers ${checkpoint.size}: records were lost or removed` };
+  }
+  const defect = checker.verifyNote(checkpoint.note, checkpoint.size, rootAtSize);
+  return defect && { ...defect, file: checkpoint.path };
 }

@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SvcError } from '../errors.js';
@@ -6,12 +6,12 @@ import { decodeBase64Strict } from '../actionpass/keys.js';
 import { isCanonicalText } from '../events/canonical.js';
 import { checkRecord, type LedgerRecord } from '../events/catalogue.js';
 import { ChainChecker } from '../events/chain-checker.js';
-import { parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { hashLeaf, MerkleTree, verifyInclusion } from '../events/merkle.js';
 import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
 import { evolve, initialState } from '../projections/state.js';
 import { BUNDLE_CHECKPOINT, BUNDLE_LEDGER } from './bundle.js';
+import { checkLedgerInput, lstatInput, type CheckpointFile } from './ledger-input.js';
 import { runLedgerPass } from './ledger-pass.js';
 
 export const PROOF_FORMAT = 'svc.equivalence-proof.v0';
@@ -66,26 +66,24 @@ export interface ProveResult {
  * and their inclusion proofs under a signed checkpoint, so the proof checks without the ledger.
  */
 export async function proveEquivalence(options: ProveOptions): Promise<ProveResult> {
-  const ledgerPath = options.exportDir ? join(options.exportDir, BUNDLE_LEDGER) : options.ledgerPath;
-  if (!ledgerPath) throw new SvcError('usage', 'name a ledger (--ledger) or an export bundle (--export)');
+  const { ledgerPath, checkpointFile } = await proofInput(options);
   // One flat buffer of 32-byte leaves: a million small Buffers would cost far more than 32 MB.
   let leaves = Buffer.alloc(32 * 4096);
   let leafCount = 0;
   const offsets: number[] = [];
   const lengths: number[] = [];
   const wanted: { verdict: EquivalenceVerdict; seqs: number[] }[] = [];
-  let lastCheckpoint: { size: number; note: string } | undefined;
   const pass = await runLedgerPass(ledgerPath, {
+    checkpointFile,
     ...(options.pinnedKey && { pinnedKey: options.pinnedKey }),
     ...(options.onProgress && { onProgress: options.onProgress }),
     onRecords: (records) => {
-      for (const { record, leafHash, offset, length } of records) {
+      for (const { leafHash, offset, length } of records) {
         if ((leafCount + 1) * 32 > leaves.length) leaves = Buffer.concat([leaves, Buffer.alloc(leaves.length)]);
         leafHash.copy(leaves, leafCount * 32);
         leafCount += 1;
         offsets.push(offset);
         lengths.push(length - 1);
-        if (record.type === 'ledger.checkpoint') lastCheckpoint = { size: record.data.size, note: record.data.note };
       }
     },
     onVerdict: (verdict) => {
@@ -96,10 +94,10 @@ export async function proveEquivalence(options: ProveOptions): Promise<ProveResu
   if (pass.defect) return { holds: false, verdicts: wanted.map((item) => item.verdict), defect: pass.defect, uncovered: [] };
   if (options.actionId !== undefined && wanted.length === 0) throw new SvcError('action_not_found', `no execution of action ${options.actionId} in ${ledgerPath}`);
 
-  const checkpoint = options.exportDir ? await bundleCheckpoint(options.exportDir) : await newestCheckpoint(ledgerPath, lastCheckpoint);
+  // Both candidates are verified by now, and cover no more records than the ledger holds: the
+  // in-band notes by the chain checks, the checkpoint file by the pass (else pass.defect).
+  const checkpoint = newer(pass.checkpointFile, pass.checker.lastCheckpoint);
   const tree = MerkleTree.fromLeaves(leaves.subarray(0, leafCount * 32));
-  const checkpointDefect = checkpoint ? pass.checker.verifyNote(checkpoint.note, checkpoint.size, tree.rootAt(checkpoint.size)) : undefined;
-  if (checkpointDefect) return { holds: false, verdicts: wanted.map((item) => item.verdict), defect: checkpointDefect, uncovered: [] };
   const covered = checkpoint?.size ?? 0;
   const uncovered = wanted.filter((item) => item.verdict.seq >= covered).map((item) => item.verdict.actionId);
   const verdicts = wanted.map((item) => item.verdict);
@@ -139,21 +137,27 @@ function evidenceSeqs(verdict: EquivalenceVerdict): number[] {
   return [...new Set(seqs)].sort((a, b) => a - b);
 }
 
-async function bundleCheckpoint(dir: string): Promise<{ size: number; note: string }> {
-  const note = await readFile(join(dir, BUNDLE_CHECKPOINT), 'utf8');
-  return { size: parseCheckpoint(note).size, note };
+/**
+ * The ledger to prove from and its signed checkpoint file: a bundle's `checkpoint` (which every
+ * bundle has), or a live ledger's sidecar `<ledger>.checkpoint` when there is one.
+ */
+async function proofInput(options: ProveOptions): Promise<{ ledgerPath: string; checkpointFile: CheckpointFile | undefined }> {
+  if (options.exportDir !== undefined) {
+    await lstatInput(options.exportDir);
+    const ledgerPath = join(options.exportDir, BUNDLE_LEDGER);
+    const checkpointPath = join(options.exportDir, BUNDLE_CHECKPOINT);
+    const checkpointFile = await checkLedgerInput(ledgerPath, checkpointPath);
+    if (!checkpointFile) throw new SvcError('not_found', `${checkpointPath} does not exist: an export bundle holds the checkpoint signed for its records`);
+    return { ledgerPath, checkpointFile };
+  }
+  if (!options.ledgerPath) throw new SvcError('usage', 'name a ledger (--ledger) or an export bundle (--export)');
+  return { ledgerPath: options.ledgerPath, checkpointFile: await checkLedgerInput(options.ledgerPath) };
 }
 
-/** The newest signed checkpoint of a live ledger: its sidecar, or its last in-band checkpoint. */
-async function newestCheckpoint(ledgerPath: string, inBand: { size: number; note: string } | undefined): Promise<{ size: number; note: string } | undefined> {
-  try {
-    const note = await readFile(`${ledgerPath}.checkpoint`, 'utf8');
-    const size = parseCheckpoint(note).size;
-    if (!inBand || size >= inBand.size) return { size, note };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  return inBand;
+/** The checkpoint covering more records: the checkpoint file, or the last in-band checkpoint. */
+function newer(file: { size: number; note: string } | undefined, inBand: { size: number; note: string } | undefined): { size: number; note: string } | undefined {
+  if (!file || !inBand) return file ?? inBand;
+  return file.size >= inBand.size ? file : inBand;
 }
 
 const includedSchema = z.strictObject({ seq: z.number().int().nonnegative(), line: z.string().max(1 << 20), proof: z.array(z.string().max(64)).max(64) });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, open, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { canonicalJson } from '../events/canonical.js';
@@ -8,10 +7,12 @@ import { verifyLedgerNote } from '../events/chain-checker.js';
 import { MAX_NOTE_BYTES, noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
+import { openRegular, readRegularFile } from '../fs/regular-file.js';
 import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
+import { lstatInput, readCheckpointFile } from './ledger-input.js';
 import { digestReplayPassInWorker, type ReplayDigest } from './replay-pass.js';
 
 export interface VerifyOptions {
@@ -54,8 +55,7 @@ const MAX_SMALL_FILE = 16 * 1024 * 1024;
  */
 export async function verifyExport(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
   if (options.chunkBytes !== undefined && !(Number.isSafeInteger(options.chunkBytes) && options.chunkBytes > 0)) throw new RangeError(`chunkBytes must be a positive integer, not ${options.chunkBytes}`);
-  const info = await lstatOrThrow(path);
-  if (info.isSymbolicLink()) throw new SvcError('path_is_symlink', `${path} is a symbolic link; give the real path of the bundle or ledger`);
+  const info = await lstatInput(path);
   if (info.isDirectory()) return verifyBundle(path, options);
   if (!info.isFile()) throw new SvcError('path_not_file', `${path} is neither a bundle directory nor a ledger file`);
   return verifyLedgerFile(path, options);
@@ -74,12 +74,9 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
   const sidecarPath = `${path}.checkpoint`;
   // Whatever sits at the sidecar's name is read without following a link or waiting on a FIFO,
   // and only up to the largest note: anything else there is a bad checkpoint, not a hang.
-  const sidecarFile = await readRegularFile(sidecarPath, MAX_NOTE_BYTES).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (sidecarFile !== undefined && !sidecarFile.ok) return fail(report, { code: 'checkpoint_signature_invalid', message: `the checkpoint sidecar ${sidecarFile.problem}, not a signed note`, file: sidecarPath });
-  const sidecar = sidecarFile?.bytes.toString('utf8');
+  const sidecarFile = await readCheckpointFile(sidecarPath);
+  if (sidecarFile !== undefined && 'problem' in sidecarFile) return fail(report, { code: 'checkpoint_signature_invalid', message: `the checkpoint sidecar ${sidecarFile.problem}, not a signed note`, file: sidecarPath });
+  const sidecar = sidecarFile?.note;
   let sidecarSize: number | undefined;
   if (sidecar !== undefined) {
     try {
@@ -292,54 +289,6 @@ function otherSignerKeyId(text: string, keys: readonly { name: string }[], pinne
   const keyids = envelope.signatures.map((signature) => signature.keyid);
   if (keyids.some((keyid) => keyid !== undefined && pinnedIds.has(keyid))) return undefined;
   return keyids.find((keyid): keyid is string => keyid !== undefined && NOTE_KEY_ID.test(keyid));
-}
-
-async function lstatOrThrow(path: string) {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new SvcError('not_found', `${path} does not exist`);
-    throw new SvcError('unreadable', `${path} cannot be read: ${(error as Error).message}`);
-  }
-}
-
-/** A file read whole, or why it was not: not a regular file (a link, a FIFO, a directory...), or too large. */
-type SmallFile = { ok: true; bytes: Buffer } | { ok: false; problem: string; tooLarge: boolean };
-
-/**
- * Opens `path` only as a regular file: O_NOFOLLOW refuses a symbolic link and O_NONBLOCK keeps
- * the open of a FIFO from waiting for a writer forever, and the type is then checked on the open
- * descriptor, so the file checked is the file read. Undefined for anything but a regular file.
- */
-async function openRegular(path: string): Promise<{ handle: FileHandle; size: number } | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
-    throw error;
-  }
-  const info = await handle.stat();
-  if (info.isFile()) return { handle, size: info.size };
-  await handle.close();
-  return undefined;
-}
-
-/** Reads a regular file of at most `maxBytes` whole. */
-async function readRegularFile(path: string, maxBytes: number): Promise<SmallFile> {
-  const opened = await openRegular(path);
-  if (!opened) return { ok: false, problem: 'is not a regular file (a symbolic link, FIFO, directory or device)', tooLarge: false };
-  const { handle, size } = opened;
-  const tooLarge: SmallFile = { ok: false, problem: `is larger than ${maxBytes} bytes`, tooLarge: true };
-  try {
-    if (size > maxBytes) return tooLarge;
-    const bytes = await handle.readFile();
-    // It may have grown since it was measured.
-    return bytes.length > maxBytes ? tooLarge : { ok: true, bytes };
-  } finally {
-    await handle.close();
-  }
 }
 
 function notRegularInBundle(name: string): Defect {

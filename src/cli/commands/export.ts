@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { resolveLedgerPath, type LedgerOptions } from '../context.js';
+import type { ExportResult } from '../../evidence/export-ledger.js';
+import { EXIT_CHECK_FAILED, resolveLedgerPath, type LedgerOptions } from '../context.js';
 import { printJson, printLine, progressReporter } from '../output.js';
 
 export function registerExport(program: Command): void {
@@ -17,13 +18,27 @@ OTLP views replayed from the ledger) and attestation.json (a DSSE-signed in-toto
 listing every file's sha256). The ledger key in <ledger dir>/keys signs it. Anyone can check it
 with: svc verify-export <dir> --pubkey <ledger public key>
 
+A ledger that fails its checks (a defect in a line, or fewer records than its checkpoint file
+<ledger>.checkpoint covers) is not exported: exit status 1, with the defect's code.
+
 Example:
   svc export --out evidence/2026-11-21`)
     .action(async (options: LedgerOptions & { out: string; json?: boolean }) => {
-      const { exportLedger } = await import('../../evidence/export-ledger.js');
+      const { exportLedger, ExportRefusedError } = await import('../../evidence/export-ledger.js');
       const ledgerPath = await resolveLedgerPath(options);
       const progress = options.json ? undefined : progressReporter('exporting');
-      const result = await exportLedger({ ledgerPath, outDir: options.out, ...(progress && { onProgress: progress.update }) });
+      let result: ExportResult;
+      try {
+        result = await exportLedger({ ledgerPath, outDir: options.out, ...(progress && { onProgress: progress.update }) });
+      } catch (error) {
+        progress?.end();
+        if (!(error instanceof ExportRefusedError)) throw error;
+        // The error line of main.ts, but exit 1: the ledger failed its checks, as verify-export would report it.
+        if (options.json) printJson({ error: { code: error.code, message: error.message, defect: error.defect } });
+        else process.stderr.write(`svc: ${error.message} [${error.code}]\n`);
+        process.exitCode = EXIT_CHECK_FAILED;
+        return;
+      }
       progress?.end();
       if (options.json) {
         printJson(result);

@@ -32,7 +32,8 @@ export function registerReplay(program: Command): void {
     .option('--json', 'print one JSON object per record (JSON Lines): seq, ts, type, stream, hash and data')
     .addHelpText('after', `
 Each record is checked as it is read (canonical form, seq, chain, checkpoints); a defect ends the
-timeline with its code, seq and byte offset, and exit status 1.
+timeline with its code, seq and byte offset, and exit status 1. So does a ledger with fewer
+records than its checkpoint file <ledger>.checkpoint covers (root_mismatch): records were removed.
 
 Examples:
   svc replay --action act_01J9Z...
@@ -40,14 +41,17 @@ Examples:
   svc replay --since 2026-11-21T00:00:00Z --json | jq .`)
     .action(async (options: ReplayOptions) => {
       const { toSha256 } = await import('../../events/canonical.js');
+      const { checkLedgerInput, describeDefect } = await import('../../evidence/ledger-input.js');
       const { runLedgerPass } = await import('../../evidence/ledger-pass.js');
       const { describeRecord, TimelineSelector } = await import('../../projections/timeline.js');
       const ledgerPath = await resolveLedgerPath(options);
       const selector = new TimelineSelector(parseFilter(options));
+      const checkpointFile = await checkLedgerInput(ledgerPath);
       const progress = options.json ? undefined : progressReporter('replaying');
       let shown = 0;
       const pass = await runLedgerPass(ledgerPath, {
         tolerateTornTail: true,
+        checkpointFile,
         ...(progress && { onProgress: progress.update }),
         onRecords: (records) => {
           progress?.end();
@@ -61,7 +65,7 @@ Examples:
       });
       progress?.end();
       const summary = pass.defect
-        ? `ledger defect ${pass.defect.code} at seq ${pass.defect.seq}, byte offset ${pass.defect.offset}: ${pass.defect.message}`
+        ? `ledger defect ${describeDefect(pass.defect)}`
         : pass.tornTail
           ? `torn final line at byte offset ${pass.tornTail.offset} (an interrupted append; the writer quarantines it on its next open)`
           : undefined;
