@@ -16,10 +16,13 @@ export interface PreparedCall {
 export interface HandlerContext {
   actionId: string;
   /**
-   * Verifies the ActionPass (and approval artifact, when there is one) against the payload hash the
-   * handler is about to send. Throws SvcError with a reason code (actionpass_invalid, actionpass_expired,
-   * actionpass_payload_hash_mismatch, actionpass_replayed, approval_payload_hash_mismatch, ...) when it must not run.
-   * Call it immediately before the side effect, after everything that could change the bytes.
+   * Verifies, against the payload hash the handler is about to send, the approval artifact of a
+   * step-up first (approval_payload_hash_mismatch, approval_expired, approval_invalid when its
+   * reviewer key was revoked since the decision, ...), then the ActionPass (actionpass_invalid,
+   * actionpass_expired, actionpass_payload_hash_mismatch, actionpass_replayed). Throws SvcError
+   * with that reason code when the side effect must not happen; the spine records the refusal as
+   * execution.blocked with both hashes. Call it immediately before the side effect, after
+   * everything that could change the bytes.
    */
   verifyBeforeSideEffect(executedPayloadHash: `sha256:${string}`): void;
 }

@@ -6,6 +6,11 @@ export interface Refusal {
   ok: false;
   code: string;
   message: string;
+  /**
+   * With `approval_payload_hash_mismatch`: the payload hash the artifact approved, so an execution
+   * request that presented it can record it beside the hash of the payload it presented.
+   */
+  approvedPayloadHash?: string;
 }
 export type GrantDecision = { ok: true; events: LedgerEvent[]; approvedPayloadHash: string; approvedBy: string } | Refusal;
 export type RejectionDecision = { ok: true; events: LedgerEvent[] } | Refusal;
@@ -41,6 +46,7 @@ export function decideGrant(
       ok: false,
       code: 'approval_payload_hash_mismatch',
       message: `the artifact approves payload ${claims.payloadHash}, but approval ${approval.approvalId} asked about payload ${approval.payloadHash}`,
+      approvedPayloadHash: claims.payloadHash,
     };
   }
   const granted: LedgerEvent = {

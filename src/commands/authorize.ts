@@ -4,6 +4,7 @@ import type { ApprovalCheck } from '../actionpass/approval-artifact.js';
 import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
 import { applyPreVerdict, type CompiledPolicy, type PolicyDecision, type PolicyMode, type PreVerdict } from '../policy/compile-policy.js';
 import type { OpenApproval, RuntimeState } from '../projections/runtime-state.js';
+import { executionBlocked } from './record-execution.js';
 import { resolvePresentedApproval, type ApprovalRefusal } from './resolve-approval.js';
 
 /**
@@ -15,8 +16,12 @@ import { resolvePresentedApproval, type ApprovalRefusal } from './resolve-approv
  * deny       → received, decided
  * step_up    → received, decided, approval.requested                     (no approval presented)
  *            → received, decided, [approval.granted], then actionpass.issued (approval for this exact payload)
- *            → received, decided, execution.blocked                      (approved payload differs)
+ *            → received, decided, execution.blocked                      (approved payload differs: the granted
+ *                                                                          approval's, or a presented artifact's)
  *            → received, decided                                         (approval unusable: reason says why)
+ *
+ * Every refusal of a presented approval, approval_payload_hash_mismatch included, is appended to
+ * decision.reasons and to the policy.decided record: callers read decision.reasons (SPEC.md 4.2).
  */
 export interface AuthorizeCommand {
   action: NormalizedAction;
@@ -68,6 +73,8 @@ export interface AuthorizeOutcome {
   approval?: { approvalId: string; status: 'pending' | 'granted' };
   /** The hash the pass or the approval bound: the approved half of the equivalence pair. */
   approvedPayloadHash?: string;
+  /** The approval behind the pass of an approved step-up and the artifact that granted it: checked again right before a side effect. */
+  grant?: { approvalId: string; artifact: string };
   blocked?: { reason: string; approvedPayloadHash: string; executedPayloadHash: string };
 }
 
@@ -169,15 +176,11 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
   }
   const approvedPayloadHash = resolved.approvedPayloadHash;
   if (approvedPayloadHash !== command.payloadHash) {
-    const blocked = { reason: 'approval_payload_hash_mismatch', approvedPayloadHash, executedPayloadHash: command.payloadHash };
+    const reasons = [...decision.reasons, APPROVAL_PAYLOAD_HASH_MISMATCH];
     return {
-      events: [received, decided(decision.reasons), ...resolved.events, { type: 'execution.blocked', stream, data: { actionId: ids.actionId, ...blocked } }],
-      status: 'blocked',
-      decision,
-      explanation: `blocked: the payload differs from the one approved in ${approval.approvalId} (approved ${approvedPayloadHash}, presented ${command.payloadHash}); nothing was executed (approval_payload_hash_mismatch)`,
-      decidedIndex: 1,
+      ...mismatchBlocked(reasons, approvedPayloadHash, resolved.events),
+      explanation: `blocked: the payload differs from the one approved in ${approval.approvalId} (approved ${approvedPayloadHash}, presented ${command.payloadHash}); nothing was executed (${APPROVAL_PAYLOAD_HASH_MISMATCH})`,
       approval: { approvalId: approval.approvalId, status: 'granted' },
-      blocked,
     };
   }
   const pass = issuePass(approval.approvalId);
@@ -190,19 +193,31 @@ export function decideAuthorization(state: RuntimeState, command: AuthorizeComma
     pass,
     approval: { approvalId: approval.approvalId, status: 'granted' },
     approvedPayloadHash,
+    grant: { approvalId: approval.approvalId, artifact: resolved.artifact },
   };
 
   function refused(refusal: ApprovalRefusal): AuthorizeOutcome {
     const reasons = [...decision.reasons, refusal.reason];
+    const explanation = `${decision.explanation}; the presented approval cannot be used: ${refusal.message} (${refusal.reason})`;
+    // An artifact over another payload is the mismatch DESIGN.md 6 blocks with both hashes recorded.
+    if (refusal.approvedPayloadHash !== undefined) return { ...mismatchBlocked(reasons, refusal.approvedPayloadHash, []), explanation };
+    return { events: [received, decided(reasons)], status: 'blocked', decision: { ...decision, reasons }, explanation, decidedIndex: 1 };
+  }
+
+  /** Blocked for approval_payload_hash_mismatch: the approved hash against the presented payload's, in execution.blocked. */
+  function mismatchBlocked(reasons: string[], approved: string, granted: LedgerEvent[]): Omit<AuthorizeOutcome, 'explanation'> {
+    const blocked = { reason: APPROVAL_PAYLOAD_HASH_MISMATCH, approvedPayloadHash: approved, executedPayloadHash: command.payloadHash };
     return {
-      events: [received, decided(reasons)],
+      events: [received, decided(reasons), ...granted, executionBlocked(ids.actionId, blocked.reason, blocked.approvedPayloadHash, blocked.executedPayloadHash)],
       status: 'blocked',
       decision: { ...decision, reasons },
-      explanation: `${decision.explanation}; the presented approval cannot be used: ${refusal.message} (${refusal.reason})`,
       decidedIndex: 1,
+      blocked,
     };
   }
 }
+
+const APPROVAL_PAYLOAD_HASH_MISMATCH = 'approval_payload_hash_mismatch';
 
 /** The record of a signed ActionPass, appended after its decision. */
 export function passIssued(claims: ActionPassClaims, token: string): LedgerEvent {

@@ -144,9 +144,15 @@ export class RuntimeState {
       case 'execution.completed':
         this.markPassUsed(record.data.passId);
         break;
-      case 'execution.blocked':
+      case 'execution.blocked': {
         this.awaitingApproval.delete(record.data.actionId);
+        // A pass is spent by the attempt, executed or blocked: one blocked at the execution
+        // boundary cannot be tried again, after a restart either. (A step-up blocked at its
+        // decision has no pass.)
+        const pass = this.ledger.actions.get(record.data.actionId)?.pass;
+        if (pass) this.markPassUsed(pass.passId);
         break;
+      }
       case 'config.loaded':
         this.lastConfig = { configHash: record.data.configHash, policyHash: record.data.policyHash };
         break;
@@ -176,8 +182,13 @@ export class RuntimeState {
     return this.mcpTools.get(`${server}\0${tool}`);
   }
 
-  /** Marks a pass used the moment it is verified for execution, before its outcome is recorded. */
+  /**
+   * Marks a pass used the moment it is verified for execution, before its outcome is recorded.
+   * Marking it again (its outcome record folded in) keeps the expiry of the first mark, so the
+   * sweep still forgets it.
+   */
   markPassUsed(jti: string): void {
+    if (this.usedPasses.has(jti)) return;
     this.usedPasses.set(jti, this.passExpiry.get(jti) ?? Number.MAX_SAFE_INTEGER);
     this.passExpiry.delete(jti);
   }

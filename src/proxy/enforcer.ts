@@ -10,6 +10,7 @@ import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/t
 import { decideGrant, decideRejection } from '../commands/approve.js';
 import { decideAuthorization, passIssued, type AuthorizeOutcome, type PreVerdict } from '../commands/authorize.js';
 import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
+import { recheckApprovalBeforeSideEffect } from '../commands/resolve-approval.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
 import type { SvcConfig } from '../config/schema.js';
@@ -21,6 +22,7 @@ import { SvcError } from '../errors.js';
 import { HOOK_TOOLS_DESCRIPTION, isHookTool } from '../hooks/hook-tools.js';
 import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
 import { compileConfigPolicy } from '../policy/config-policy.js';
+import { REASON_CODE_PATTERN } from '../policy/reason-codes.js';
 import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
 
 /**
@@ -344,14 +346,24 @@ export class Enforcer {
     }
   }
 
+  /**
+   * Runs the handler with the check DESIGN.md 6 puts immediately before the side effect: the
+   * approval artifact of a step-up (when there is one), then the ActionPass, against the hash of
+   * the bytes the handler is about to send. Every way it ends is recorded (SPEC.md 4.2):
+   * `execution.completed` once the pass was verified (the side effect may have happened, even if
+   * it failed), `execution.blocked` when the handler stopped before it (nothing was sent).
+   */
   private async runHandler(handler: ToolHandler, decided: Decided, pass: { token: string; claims: ActionPassClaims }): Promise<NonNullable<Executed['execution']>> {
     const approvedPayloadHash = pass.claims.payloadHash;
+    const { grant } = decided.outcome;
     let attemptedHash: string | undefined;
     let verified = false;
     const context: HandlerContext = {
       actionId: decided.actionId,
       verifyBeforeSideEffect: (executedPayloadHash) => {
         attemptedHash = executedPayloadHash;
+        const refusal = grant && recheckApprovalBeforeSideEffect(grant, executedPayloadHash, (token) => this.verifyArtifact(token));
+        if (refusal) throw new SvcError(refusal.reason, refusal.message);
         const check = this.verifyPass(pass.token, executedPayloadHash);
         if (!check.ok) throw new SvcError(check.reason, check.message);
         verified = true;
@@ -361,12 +373,19 @@ export class Enforcer {
     try {
       result = await handler.execute(decided.action, context);
     } catch (error) {
-      const code = error instanceof SvcError ? error.code : 'adapter_failed';
-      if (attemptedHash === undefined) return { status: 'failed', approvedPayloadHash, reason: code };
+      // Appends are prechecked, so a code that is no ledger reason code (a custom handler's own)
+      // must not reach the record: it is reported as adapter_failed.
+      const code = error instanceof SvcError && REASON_CODE_PATTERN.test(error.code) ? error.code : 'adapter_failed';
       if (!verified) {
-        // Refused before the side effect: the evidence is the pair that did not match.
-        const [receipt] = await this.append([executionBlocked(decided.actionId, code, approvedPayloadHash, attemptedHash)]);
-        return { status: 'blocked', approvedPayloadHash, executedPayloadHash: attemptedHash, reason: code, ...(receipt && { receipt }) };
+        // Nothing was sent. The pair is the hash the pass bound and the hash the handler was about
+        // to send, or, when it stopped before preparing its bytes (an unsafe outbox), the hash of
+        // the payload it was given. The pass was issued for this one execution and leaves the
+        // process in the answer: spent here (and by the record's fold, after a restart too), so
+        // no one can try it again elsewhere.
+        const executedPayloadHash = attemptedHash ?? decided.payloadHash;
+        this.state.markPassUsed(pass.claims.jti);
+        const [receipt] = await this.append([executionBlocked(decided.actionId, code, approvedPayloadHash, executedPayloadHash)]);
+        return { status: 'blocked', approvedPayloadHash, executedPayloadHash, reason: code, ...(receipt && { receipt }) };
       }
       result = { outcome: 'failed', executedPayloadHash: attemptedHash as `sha256:${string}`, resultHash: hashCanonical({ error: code }), result: { error: code }, error: { code, message: 'the handler failed after the pass was verified' } };
     }

@@ -8,6 +8,7 @@ import { TrustIndex } from '../../src/actionpass/trust-store.js';
 import { decideGrant } from '../../src/commands/approve.js';
 import { decideAuthorization, passIssued, type AuthorizeCommand, type AuthorizeDependencies } from '../../src/commands/authorize.js';
 import { parseConfig } from '../../src/config/load-config.js';
+import { hashCanonical } from '../../src/events/canonical.js';
 import { checkEvent, type LedgerEvent, type LedgerRecord } from '../../src/events/catalogue.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { RuntimeState } from '../../src/projections/runtime-state.js';
@@ -115,6 +116,18 @@ function grant(state: RuntimeState, pending: ReturnType<typeof pendingStepUp>): 
   return artifact;
 }
 
+/**
+ * SPEC.md 4.2: callers read decision.reasons, so the refusal is there and in the policy.decided
+ * record, like every other approval refusal; execution.blocked holds the pair side by side.
+ */
+function expectMismatchRecorded(outcome: ReturnType<typeof decide>, when: AuthorizeCommand, pair: { reason: string; approvedPayloadHash: string; executedPayloadHash: string }): void {
+  const reasons = ['external_recipient', 'approval_payload_hash_mismatch'];
+  expect(outcome.decision.reasons).toEqual(reasons);
+  expect(outcome.events.map((event) => event.type)).toEqual(['action.received', 'policy.decided', 'execution.blocked']);
+  expect(outcome.events[outcome.decidedIndex]).toMatchObject({ type: 'policy.decided', data: { decision: 'step_up', reasons } });
+  expect(outcome.events[2]).toEqual({ type: 'execution.blocked', stream: `action:${when.ids.actionId}`, data: { actionId: when.ids.actionId, ...pair } });
+}
+
 describe('decideAuthorization', () => {
   it('given nothing, when a chat to an allowlisted channel arrives, then it is received, decided allow and a pass bound to its payload hash is issued', () => {
     const when = command(chat('eng'));
@@ -151,7 +164,7 @@ describe('decideAuthorization', () => {
     expect(outcome.pass?.claims.payloadHash).toBe(pending.request.payloadHash);
   });
 
-  it('given a granted approval, when a changed payload names it, then it is blocked with both hashes and no pass', () => {
+  it('given a granted approval, when a changed payload names it, then it is blocked with both hashes, the reason in decision.reasons and no pass', () => {
     const state = newState();
     const pending = pendingStepUp(state);
     grant(state, pending);
@@ -159,8 +172,25 @@ describe('decideAuthorization', () => {
     const outcome = decide(state, when, deps);
     expect(outcome.status).toBe('blocked');
     expect(outcome.pass).toBeUndefined();
-    expect(outcome.blocked).toEqual({ reason: 'approval_payload_hash_mismatch', approvedPayloadHash: pending.request.payloadHash, executedPayloadHash: when.payloadHash });
-    expect(outcome.events.at(-1)).toMatchObject({ type: 'execution.blocked', data: { reason: 'approval_payload_hash_mismatch' } });
+    const pair = { reason: 'approval_payload_hash_mismatch', approvedPayloadHash: pending.request.payloadHash, executedPayloadHash: when.payloadHash };
+    expect(outcome.blocked).toEqual(pair);
+    expectMismatchRecorded(outcome, when, pair);
+  });
+
+  it('given a pending approval, when the request carries an artifact signed over another payload, then it is blocked with the artifact\'s hash against the presented one, and the approval stays pending', () => {
+    const state = newState();
+    const pending = pendingStepUp(state);
+    const otherPayloadHash = hashCanonical(email('numbers attached. Also wire $9,000.').payload);
+    const artifact = artifactFor(pending.approvalId, pending.request.ids.actionId, pending.request.actionHash, otherPayloadHash);
+    const when = command(email('numbers attached'), artifact);
+    const outcome = decide(state, when, deps);
+    expect(outcome.status).toBe('blocked');
+    expect(outcome.pass).toBeUndefined();
+    const pair = { reason: 'approval_payload_hash_mismatch', approvedPayloadHash: otherPayloadHash, executedPayloadHash: when.payloadHash };
+    expect(outcome.blocked).toEqual(pair);
+    expectMismatchRecorded(outcome, when, pair);
+    given(state, outcome.events);
+    expect(state.approval(pending.approvalId)?.status).toBe('pending');
   });
 
   it('given an approval already used, when it is named again, then it is refused as approval_used', () => {

@@ -254,10 +254,21 @@ describe('tokens issued by the real proxy', () => {
       const pending = (await post<DecisionBody>(proxy.url, '/actions', body)).body;
       const approval = (await get(proxy.url, `/approvals/${pending.approval?.approvalId}`)).body.approval;
       const ids = { approvalId: approval.approvalId, actionId: approval.actionId, actionHash: approval.actionHash };
-      const wrongPayload = await sign({ ...ids, payloadHash: sha256(jcs({ to: 'vendor@example.com', subject: 'PO 4413', body: 'Send it to my account instead.' })) });
+      const wrongPayloadHash = sha256(jcs({ to: 'vendor@example.com', subject: 'PO 4413', body: 'Send it to my account instead.' }));
+      const wrongPayload = await sign({ ...ids, payloadHash: wrongPayloadHash });
       const viaHeader = await post<DecisionBody>(proxy.url, '/actions', body, { 'svc-approval': wrongPayload });
       expect(viaHeader.body.status).toBe('blocked');
-      expect(viaHeader.body.decision.reasons).toContain('approval_payload_hash_mismatch');
+      expect(viaHeader.body.actionPass).toBeUndefined();
+      const reasons = ['external_recipient', 'approval_payload_hash_mismatch'];
+      expect(viaHeader.body.decision.reasons).toEqual(reasons);
+      // DESIGN.md 6: both hashes, in the answer's execution and in the ledger: what the artifact
+      // approved beside the payload presented with it.
+      const pair = { reason: 'approval_payload_hash_mismatch', approvedPayloadHash: wrongPayloadHash, executedPayloadHash: approval.payloadHash };
+      expect(viaHeader.body.execution).toEqual({ outcome: 'blocked', ...pair });
+      const lines = await readLedgerLines(ws.ledger);
+      const blockedId = viaHeader.body.action.actionId;
+      expect(lines[viaHeader.body.ledger.seq]?.record).toMatchObject({ type: 'policy.decided', data: { actionId: blockedId, reasons } });
+      expect(recordsOfType(lines, 'execution.blocked').find((line) => line.record.data.actionId === blockedId)?.record.data).toEqual({ actionId: blockedId, ...pair });
       const viaEndpoint = await post(proxy.url, `/approvals/${approval.approvalId}/artifact`, { artifact: wrongPayload });
       expect(viaEndpoint.status).toBe(409);
       expect(viaEndpoint.body.error.code).toBe('approval_payload_hash_mismatch');
@@ -290,32 +301,22 @@ describe('tokens issued by the real proxy', () => {
       if (!check.ok) expect(check.message).toContain('revoked');
     });
 
-    it('the running proxy stops executing under a key revoked while it runs, within seconds', async () => {
-      // DESIGN.md 6: the check before a side effect includes "kid in the trust store", and
-      // docs/tokens.md: a revoked key's tokens are refused by every verifier that reloads trust.json.
-      // The proxy may fail closed or move to a new key; it must not keep executing under the revoked one.
+    it('the running proxy moves signing to a fresh key once it sees the revocation, and executes only under that key', async () => {
+      // DESIGN.md 6: the check before a side effect includes "kid in the trust store". The proxy
+      // watches trust.json and reports when it has moved signing off a revoked key; until that
+      // moment it may still sign and verify with the old trust, so the check waits for the report
+      // and then requires one outcome.
       const revoked = decodeProtectedHeader(pass.token).kid as string;
-      let n = 0;
-      let last: DecisionBody | undefined;
-      const settled = await poll(
-        'the proxy to stop executing under the revoked key',
-        async () => {
-          const answer = await post<DecisionBody>(proxy.url, '/actions', chatAction('deploys', `after the revocation ${(n += 1)}`));
-          expect(answer.status).toBe(200);
-          last = answer.body;
-          const kid = answer.body.actionPass ? decodeProtectedHeader(answer.body.actionPass.token).kid : undefined;
-          return answer.body.status === 'executed' && kid === revoked ? undefined : answer.body;
-        },
-        { timeoutMs: 5_000, everyMs: 200 },
-      ).catch((error: Error) => {
-        throw new Error(`${error.message}: the last answer was ${last?.status} under key ${last?.actionPass ? decodeProtectedHeader(last.actionPass.token).kid : '(no pass)'}`);
-      });
-      if (settled.status === 'executed') {
-        const check = verifyActionPass(settled.actionPass?.token as string, await expectations({ payloadHash: settled.action.payloadHash }));
-        expect(check.ok).toBe(true);
-      } else {
-        expect(settled.execution?.outcome).not.toBe('succeeded');
-      }
+      await poll('the proxy to report that it moved off the revoked key', async () => (proxy.stderr().includes(`ActionPass key ${revoked} is no longer trusted`) ? true : undefined), { timeoutMs: 10_000, everyMs: 100 });
+      const body = chatAction('deploys', 'after the revocation');
+      const answer = await post<DecisionBody>(proxy.url, '/actions', body);
+      expect(answer.status).toBe(200);
+      expect(answer.body.status).toBe('executed');
+      const token = answer.body.actionPass?.token as string;
+      expect(decodeProtectedHeader(token).kid).not.toBe(revoked);
+      expect(verifyActionPass(token, await expectations({ payloadHash: answer.body.action.payloadHash }))).toMatchObject({ ok: true });
+      const completed = recordsOfType(await readLedgerLines(ws.ledger), 'execution.completed').find((line) => line.record.data.actionId === answer.body.action.actionId);
+      expect(completed?.record.data).toMatchObject({ passId: answer.body.actionPass?.claims.jti, outcome: 'succeeded', approvedPayloadHash: answer.body.action.payloadHash, executedPayloadHash: answer.body.action.payloadHash });
     });
   });
 });
