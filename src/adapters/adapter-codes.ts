@@ -1,8 +1,9 @@
 /**
  * The error codes adapters throw or report, in one place so the proxy, the docs and the tests
- * agree on them. Codes thrown before `verifyBeforeSideEffect` mean nothing happened and the
- * ActionPass was not consumed; codes reported in a 'failed' ExecutionResult mean the side effect
- * was attempted after verification and did not complete.
+ * agree on them. Codes thrown before `verifyBeforeSideEffect` mean nothing happened (the
+ * enforcer records execution.blocked and spends the ActionPass, which was issued for this one
+ * attempt); codes reported in a 'failed' ExecutionResult mean the side effect was attempted after
+ * verification and did not complete.
  */
 export const ADAPTER_CODES = {
   /** The handler was given an action for another tool. */

@@ -43,7 +43,7 @@ const AREA_CODES = {
 
 /**
  * Checks what exists of the target's path now, creating nothing: the read-only check that runs
- * before the ActionPass is verified, so an unsafe target is refused without spending the pass.
+ * before the ActionPass is verified, so an unsafe target is refused before anything is written.
  */
 export async function checkConfinedTarget(target: ConfinedTarget): Promise<void> {
   await checkComponents(target, target.segments.length);

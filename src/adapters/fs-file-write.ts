@@ -50,7 +50,7 @@ export function fsFileWrite(options: { sandboxDir: string }): ToolHandler {
     async run(call, context) {
       const prepared = prepareCanonicalCall(call.payload);
       const target: ConfinedTarget = { area: 'sandbox', root: options.sandboxDir, segments: call.segments };
-      // Read-only, before verification: a symlinked path refuses the call without spending the pass.
+      // Read-only, before verification: a symlinked path refuses the call before anything is written.
       await checkConfinedTarget(target);
       return performVerified(context, prepared, async (bytes) => {
         const content = Buffer.from(contentOf(bytes), 'utf8');

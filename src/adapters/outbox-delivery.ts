@@ -27,7 +27,7 @@ export interface OutboxMessage {
 export async function deliverToOutbox(outboxDir: string, now: () => number, message: OutboxMessage, context: HandlerContext): Promise<ExecutionResult> {
   const call = prepareCanonicalCall(message.payload);
   const target: ConfinedTarget = { area: 'outbox', root: outboxDir, segments: [message.kind, message.recipient, deliveryFileName(now(), context.actionId)] };
-  // Read-only, before verification: an unsafe outbox refuses the call without spending the pass.
+  // Read-only, before verification: an unsafe outbox refuses the call before anything is written.
   await checkConfinedTarget(target);
   return performVerified(context, call, async (bytes) => {
     await writeConfined(target, bytes, 0o600);
