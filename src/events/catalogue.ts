@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { SHA256_PATTERN } from './canonical.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 import { numericDateSchema } from './numeric-date.js';
+import { isRfc3339MillisUtc } from './rfc3339.js';
 
 /**
  * The event catalogue of DESIGN.md section 5: one zod schema per ledger record type, joined in a
@@ -18,7 +19,6 @@ const base64Of32Bytes = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base6
 const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a snake_case reason code');
 const text = z.string().max(16_384);
 
-export const RFC3339_MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const publicKeyEntrySchema = z.strictObject({
   name: z.string().regex(/^[^\s+]{1,200}$/, 'a key name has no whitespace or "+"'),
@@ -140,7 +140,7 @@ function recordSchema<T extends EventType>(type: T) {
   return z.strictObject({
     v: z.literal(0),
     seq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-    ts: z.string().regex(RFC3339_MILLIS_UTC, 'expected RFC 3339 UTC with milliseconds'),
+    ts: z.string().refine(isRfc3339MillisUtc, 'expected RFC 3339 UTC with milliseconds'),
     stream: streamSchema,
     prevHash: sha256,
     type: z.literal(type),
@@ -227,7 +227,7 @@ function checkEnvelope(record: Record<string, unknown>): string | undefined {
   if (record.v !== 0) return 'v: expected 0';
   const seq = record.seq;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return 'seq: expected a non-negative integer';
-  if (typeof record.ts !== 'string' || !RFC3339_MILLIS_UTC.test(record.ts)) return 'ts: expected RFC 3339 UTC with milliseconds';
+  if (typeof record.ts !== 'string' || !isRfc3339MillisUtc(record.ts)) return 'ts: expected RFC 3339 UTC with milliseconds';
   if (typeof record.stream !== 'string' || !STREAM_TEXT.test(record.stream)) return 'stream: expected ledger, config, action:<id> or mcp:<name>';
   if (typeof record.prevHash !== 'string' || !SHA256_TEXT.test(record.prevHash)) return 'prevHash: expected sha256:<64 lowercase hex>';
   if (typeof record.type !== 'string' || !Object.hasOwn(eventDataSchemas, record.type)) return `type: unknown record type ${String(record.type)}`;

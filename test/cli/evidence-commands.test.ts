@@ -50,6 +50,12 @@ describe('svc replay', () => {
     const time = await runCli(['replay', '--ledger', join(VALID, 'ledger.jsonl'), '--since', 'yesterday']);
     expect(time.code).toBe(2);
     expect(time.stderr).toContain('--since yesterday is not an RFC 3339 time');
+    // Date.parse would quietly read these as March 2 and the next day.
+    for (const value of ['2026-02-30', '2026-02-30T10:00:00Z', '2026-01-01T24:00:00Z']) {
+      const impossible = await runCli(['replay', '--ledger', join(VALID, 'ledger.jsonl'), '--until', value]);
+      expect(impossible.code, value).toBe(2);
+      expect(impossible.stderr).toContain(`--until ${value} is not an RFC 3339 time`);
+    }
   });
 });
 

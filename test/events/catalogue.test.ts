@@ -55,3 +55,30 @@ describe('ActionPass claims in actionpass.issued', () => {
     }
   });
 });
+
+describe('ts', () => {
+  it('is RFC 3339 UTC with milliseconds naming a real instant', () => {
+    const record = structuredClone(records[1]) as Record<string, unknown>;
+    const cases: [string, boolean][] = [
+      ['2026-11-21T10:00:00.000Z', true],
+      ['2024-02-29T23:59:59.999Z', true],
+      ['2000-02-29T00:00:00.000Z', true],
+      ['2026-02-29T10:00:00.000Z', false],
+      ['1900-02-29T10:00:00.000Z', false],
+      ['2026-02-30T10:00:00.000Z', false],
+      ['2026-04-31T10:00:00.000Z', false],
+      ['2026-13-01T10:00:00.000Z', false],
+      ['2026-00-10T10:00:00.000Z', false],
+      ['2026-01-00T10:00:00.000Z', false],
+      ['2026-01-01T24:00:00.000Z', false],
+      ['2026-01-01T10:60:00.000Z', false],
+      ['2026-01-01T10:00:60.000Z', false],
+      ['2026-01-01T10:00:00Z', false],
+    ];
+    for (const [ts, ok] of cases) {
+      record.ts = ts;
+      expect(checkRecord(record).ok, ts).toBe(ok);
+      expect(declarative(record), ts).toBe(ok);
+    }
+  });
+});

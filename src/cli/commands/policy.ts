@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { SvcError } from '../../errors.js';
+import { rfc3339FieldsInRange } from '../../events/rfc3339.js';
 import type { RuleTrace } from '../../policy/compile-policy.js';
 import type { Simulation } from '../../policy/simulate-policy.js';
 import { EXIT_OK, EXIT_USAGE } from '../context.js';
@@ -80,7 +81,7 @@ async function readStdin(): Promise<string> {
 function parseTime(value: string | undefined): number {
   if (value === undefined) return Date.now();
   const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(ms)) {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) || !rfc3339FieldsInRange(value) || Number.isNaN(ms)) {
     throw new SvcError('usage', `--at ${value} is not an RFC 3339 time such as 2026-11-21T10:00:00Z`);
   }
   return ms;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { SvcError } from '../../errors.js';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
+import { rfc3339FieldsInRange } from '../../events/rfc3339.js';
 import type { TimelineFilter } from '../../projections/timeline.js';
 import { EXIT_CHECK_FAILED, resolveLedgerPath } from '../context.js';
 import { printLine, progressReporter } from '../output.js';
@@ -95,7 +96,7 @@ function parseFilter(options: ReplayOptions): TimelineFilter {
 }
 
 function parseTime(flag: string, value: string): number {
-  const time = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? Date.parse(value) : Number.NaN;
+  const time = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) && rfc3339FieldsInRange(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) throw new SvcError('usage', `${flag} ${value} is not an RFC 3339 time such as 2026-11-21T10:00:00Z`);
   return time;
 }

@@ -1,0 +1,28 @@
+/** The one form of `ts` in a ledger record: RFC 3339, UTC, with milliseconds. */
+const RFC3339_MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * RFC 3339 UTC with milliseconds naming a real instant: `2026-02-30T…` or hour 24 has the shape
+ * but is no time, and would print as NaN in the OTLP and SIEM projections.
+ */
+export function isRfc3339MillisUtc(ts: string): boolean {
+  return RFC3339_MILLIS_UTC.test(ts) && rfc3339FieldsInRange(ts);
+}
+
+/**
+ * Whether the fields of text shaped like RFC 3339 (`YYYY-MM-DD`, optionally `Thh:mm` and `:ss`)
+ * are in range: a day the month has, hours to 23, minutes and seconds to 59. `Date.parse`
+ * quietly moves 2026-02-30 to March. Read at fixed offsets: this runs on every record verified.
+ */
+export function rfc3339FieldsInRange(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && !leap ? 28 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  if (!(day >= 1 && day <= days)) return false;
+  if (text[10] !== 'T') return true;
+  return Number(text.slice(11, 13)) <= 23 && Number(text.slice(14, 16)) <= 59 && (text[16] !== ':' || Number(text.slice(17, 19)) <= 59);
+}
