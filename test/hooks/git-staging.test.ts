@@ -3,10 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, type LoadedConfig } from '../../src/config/load-config.js';
-import { localAuthorizer, type HookAuthorizer } from '../../src/hooks/hook-authorizer.js';
-import { hookDecider, type HookDecider } from '../../src/hooks/run-hook.js';
-import { runtimeProtocol } from '../../src/hooks/runtimes/index.js';
+import { startHookEngine, type HookEngine } from './hook-engine.js';
 
 /**
  * Staging a tree puts its files into git's object store, where `git show` prints them later, so
@@ -17,9 +14,7 @@ import { runtimeProtocol } from '../../src/hooks/runtimes/index.js';
  */
 let base: string;
 let repo: string;
-let authorizer: HookAuthorizer;
-let decider: HookDecider;
-const protocol = runtimeProtocol('claude-code');
+let engine: HookEngine;
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'pipe' });
 
 beforeAll(async () => {
@@ -30,22 +25,16 @@ beforeAll(async () => {
   writeFileSync(join(repo, '.env'), 'API_KEY=secret\n');
   writeFileSync(join(repo, '.gitignore'), 'node_modules/\n.env\n');
   git('init', '-q');
-  process.env.HOME = join(base, 'home');
-  const state = join(base, 'state');
-  const text = `tenant: org:staging\nledger:\n  path: ${join(state, 'ledger.jsonl')}\nkeys:\n  dir: ${join(state, 'keys')}\n  trust: ${join(state, 'trust.json')}\n`;
-  const loaded: LoadedConfig = { file: join(base, 'svc.yml'), config: parseConfig(text, 'staging svc.yml') };
-  authorizer = await localAuthorizer(loaded);
-  decider = hookDecider(loaded, join(base, 'home'));
+  engine = await startHookEngine({ workspace: base, home: join(base, 'home') });
 });
 
 afterAll(async () => {
-  await authorizer.close();
+  await engine.close();
   rmSync(base, { recursive: true, force: true });
 });
 
 async function decisionOf(command: string): Promise<string | undefined> {
-  const run = await decider.decide({ event: 'tool', runtime: 'claude-code', sessionId: 'staging', cwd: repo, toolName: 'Bash', call: { kind: 'shell', command } }, protocol, (action) => authorizer.authorize(action));
-  return run.evaluation?.decision;
+  return (await engine.decideShell(command, repo))?.decision;
 }
 
 describe('git staging and a gitignored .env', () => {

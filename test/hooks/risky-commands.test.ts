@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, type LoadedConfig } from '../../src/config/load-config.js';
-import { localAuthorizer, type HookAuthorizer } from '../../src/hooks/hook-authorizer.js';
 import { RISKY_COMMANDS_RULE } from '../../src/hooks/init-workspace.js';
-import { hookDecider, type HookDecider } from '../../src/hooks/run-hook.js';
-import { runtimeProtocol } from '../../src/hooks/runtimes/index.js';
+import { startHookEngine, type HookEngine } from './hook-engine.js';
 import { makeFixtureWorkspace, type FixtureWorkspace } from './shell/corpus.js';
 
 /**
@@ -15,30 +9,21 @@ import { makeFixtureWorkspace, type FixtureWorkspace } from './shell/corpus.js';
  * text still step up, and everyday commands do not.
  */
 let fixture: FixtureWorkspace;
-let state: string;
-let authorizer: HookAuthorizer;
-let decider: HookDecider;
-const protocol = runtimeProtocol('claude-code');
+let engine: HookEngine;
 
 beforeAll(async () => {
   fixture = makeFixtureWorkspace();
-  process.env.HOME = fixture.home;
-  state = mkdtempSync(join(tmpdir(), 'svc-risky-state-'));
-  const text = `tenant: org:risky\nledger:\n  path: ${join(state, 'ledger.jsonl')}\nkeys:\n  dir: ${join(state, 'keys')}\n  trust: ${join(state, 'trust.json')}\npolicy:\n  rules:\n${RISKY_COMMANDS_RULE}`;
-  const loaded: LoadedConfig = { file: join(fixture.root, 'svc.yml'), config: parseConfig(text, 'risky svc.yml') };
-  authorizer = await localAuthorizer(loaded);
-  decider = hookDecider(loaded, fixture.home);
+  engine = await startHookEngine({ workspace: fixture.root, home: fixture.home, rules: RISKY_COMMANDS_RULE });
 });
 
 afterAll(async () => {
-  await authorizer.close();
+  await engine.close();
   fixture.cleanup();
-  rmSync(state, { recursive: true, force: true });
 });
 
 async function decisionOf(command: string): Promise<{ decision: string | undefined; reasons: string[] }> {
-  const run = await decider.decide({ event: 'tool', runtime: 'claude-code', sessionId: 'risky', cwd: fixture.root, toolName: 'Bash', call: { kind: 'shell', command } }, protocol, (action) => authorizer.authorize(action));
-  return { decision: run.evaluation?.decision, reasons: run.evaluation?.results.flatMap((result) => result.reasons) ?? [] };
+  const evaluation = await engine.decideShell(command, fixture.root);
+  return { decision: evaluation?.decision, reasons: evaluation?.results.flatMap((result) => result.reasons) ?? [] };
 }
 
 const RISKY = [
