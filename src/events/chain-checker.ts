@@ -109,18 +109,9 @@ export class ChainChecker {
     if (line.oversized) return { code: 'record_invalid', message: `line is longer than the ${line.bytes.length - 1}-byte limit`, ...at };
     if (!line.terminated) return { code: 'torn_line', message: 'last line has no terminating newline', ...at };
     const bytes = line.bytes;
-    if (!isUtf8(bytes)) return { code: 'not_canonical', message: 'line is not valid UTF-8', ...at };
-    const text = bytes.toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return { code: 'not_canonical', message: 'line is not JSON', ...at };
-    }
-    if (!isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse', ...at };
-    const checked = checkRecord(parsed);
-    if (!checked.ok) return { code: seq === 0 ? 'genesis_invalid' : 'record_invalid', message: checked.message, ...at };
-    const record = checked.record;
+    const parsed = parseRecordLine(bytes);
+    if ('code' in parsed) return { ...parsed, code: parsed.code === 'record_invalid' && seq === 0 ? 'genesis_invalid' : parsed.code, ...at };
+    const record = parsed.record;
     if (record.seq !== seq) return { code: 'seq_gap', message: `expected seq ${seq}, found seq ${record.seq}`, ...at };
     if (record.prevHash !== this.previousHash) {
       return { code: 'chain_broken', message: `prevHash ${record.prevHash} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at };
@@ -218,6 +209,25 @@ export class ChainChecker {
     this.checkpoints += 1;
     return undefined;
   }
+}
+
+/**
+ * The checks of one line on its own, before its place in the chain: UTF-8, JSON, the RFC 8785
+ * canonical form of its own parse, a record of the catalogue.
+ */
+export function parseRecordLine(bytes: Buffer): { record: LedgerRecord } | { code: 'not_canonical' | 'record_invalid'; message: string } {
+  if (!isUtf8(bytes)) return { code: 'not_canonical', message: 'line is not valid UTF-8' };
+  const text = bytes.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { code: 'not_canonical', message: 'line is not JSON' };
+  }
+  if (!isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse' };
+  const checked = checkRecord(parsed);
+  if (!checked.ok) return { code: 'record_invalid', message: checked.message };
+  return { record: checked.record };
 }
 
 export function isDefect(value: CheckedRecord | Defect): value is Defect {

@@ -10,7 +10,7 @@ import { signCheckpoint } from './checkpoint.js';
 import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
 import { MAX_LINE_BYTES } from './line-reader.js';
 import { CompactRange, hashLeaf } from './merkle.js';
-import { MAX_BATCH_BYTES, scanLedger, type LedgerScan, type TornTail } from './ledger-scan.js';
+import { MAX_BATCH_BYTES, MAX_BATCH_RECORDS, MAX_COMMITS_IN_FLIGHT, scanLedger, type LedgerScan, type TornTail } from './ledger-scan.js';
 import { readResumePoint, writeResumePoint } from './resume-point.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
@@ -75,14 +75,6 @@ interface Sealed {
 }
 
 const DEFAULT_CHECKPOINT_RECORDS = 1000;
-/** Commits in flight at once: one syncing while the next is written. */
-const MAX_COMMITS_IN_FLIGHT = 2;
-/**
- * Records per commit. Closed-loop clients all wait for the sync that holds their records; with
- * batches of at most this many, they fall into groups whose sealing overlaps another group's
- * sync, instead of all sealing while the disk idles.
- */
-const MAX_BATCH_RECORDS = 32;
 /** The most the envelope (v, seq, ts, stream, prevHash, type keys) adds to an event's JCS size. */
 const ENVELOPE_BYTES = 512;
 const DEFAULT_CHECKPOINT_MS = 1000;
@@ -95,7 +87,9 @@ const DEFAULT_CHECKPOINT_MS = 1000;
  * fdatasync, and only then are its appends acknowledged. Commits are pipelined: up to two are in
  * flight, so while one batch's fdatasync runs, the clients it does not hold up seal the next one;
  * writes happen in order and acknowledgements too. A failed write or sync poisons the writer for
- * good, rejecting every commit after it; recovery is a reopen.
+ * good, rejecting every commit after it; recovery is a reopen. The limits on commits in flight and
+ * batch size (ledger-scan.ts) are also what bounds the damage a power loss can leave, which the
+ * opening scan relies on to tell it from corruption: keep them there.
  */
 export class LedgerWriter {
   private readonly fs: LedgerFs;
@@ -104,12 +98,18 @@ export class LedgerWriter {
   private queue: Sealed[] = [];
   private pumpScheduled = false;
   private commitsInFlight = 0;
-  /** The previous commit's write and its settling, which the next commit's write and acknowledgements wait for. */
-  private lastWritten: Promise<void> = Promise.resolve();
+  /**
+   * The previous commit's write (resolving with its failure, if it failed) and its settling, which
+   * the next commit's write and acknowledgements wait for.
+   */
+  private lastWritten: Promise<unknown> = Promise.resolve(undefined);
   private lastSettled: Promise<void> = Promise.resolve();
   private sidecarWrite: Promise<void> = Promise.resolve();
   private pendingSidecarNote: string | undefined;
   private poisonedBy: Error | undefined;
+  /** Set once: closing a descriptor twice could close whatever file reused its number meanwhile. */
+  private fileClosed: Promise<void> | undefined;
+  private lockReleased: Promise<void> | undefined;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private recordsSinceCheckpoint = 0;
@@ -160,55 +160,65 @@ export class LedgerWriter {
     this.timer.unref();
   }
 
-  /** Opens (creating, or recovering a torn tail) and locks the ledger at `options.path`. */
+  /**
+   * Opens (creating, or recovering a torn tail) and locks the ledger at `options.path`. A failure
+   * once the lock is held gives the file and the lock back and throws: `ledger_corrupt` and
+   * `key_mismatch` as found, any I/O failure as `ledger_unavailable`.
+   */
   static async open(options: OpenLedgerOptions): Promise<LedgerWriter> {
     const fs = options.fs ?? nodeLedgerFs;
     const path = options.path;
     await ensureDirectory(fs, dirname(path));
     let writer: LedgerWriter | undefined;
     const lock = await acquireWriterLock(path, (error) => writer?.poison(new SvcError('ledger_unavailable', `writer lock compromised: ${error.message}`)));
+    let fd: number | undefined;
     try {
       const scan = await scanForOpening(path, options);
       if (scan.kind === 'corrupt') throw new SvcError('ledger_corrupt', `${path}: refusing to open: ${scan.defect.code} at seq ${scan.defect.seq ?? '?'}, byte offset ${scan.defect.offset ?? '?'}: ${scan.defect.message}`);
-      const fd = await fs.open(path, scan.kind === 'missing' ? 'w+' : 'r+');
-      try {
-        if (scan.kind === 'missing' || scan.checker.size === 0) {
-          // Even a torn genesis is kept: quarantined before the new genesis replaces it.
-          const torn = scan.kind === 'valid' ? scan.tornTail : undefined;
-          const quarantined = torn && (await quarantine(fs, path, torn, options));
-          writer = await LedgerWriter.create(path, fd, lock, options);
-          if (torn && quarantined) await writer.recordRecovery(torn, quarantined);
-        } else {
-          if (!scan.checker.listsKey(options.key.name, options.key.publicKey)) {
-            throw new SvcError('key_mismatch', `${path}: the ledger key ${options.key.name} is not listed in this ledger's genesis; use the key that created it`);
-          }
-          writer = new LedgerWriter(path, scan.checker.origin ?? '', options.key, fd, lock, scan.checker, scan.validBytes, options);
-          if (scan.tornTail) await writer.recoverTornTail(scan.tornTail);
-          else await writer.restoreSidecar(scan.sidecarSize);
-        }
-        writer.startCheckpointTimer();
-        return writer;
-      } catch (error) {
-        await fs.close(fd).catch(() => undefined);
-        throw error;
+      if (scan.kind === 'valid' && scan.checker.size > 0 && !scan.checker.listsKey(options.key.name, options.key.publicKey)) {
+        throw new SvcError('key_mismatch', `${path}: the ledger key ${options.key.name} is not listed in this ledger's genesis; use the key that created it`);
       }
+      fd = await fs.open(path, scan.kind === 'missing' ? 'w+' : 'r+');
+      if (scan.kind === 'missing' || scan.checker.size === 0) {
+        // Even a torn genesis is kept: quarantined before the new genesis replaces it.
+        const torn = scan.kind === 'valid' ? scan.tornTail : undefined;
+        const quarantined = torn && (await quarantine(fs, path, torn, options));
+        await fs.ftruncate(fd, 0);
+        const origin = options.origin ?? `svc.local/${randomBytes(8).toString('hex')}`;
+        writer = new LedgerWriter(path, origin, options.key, fd, lock, new ChainChecker(), 0, options);
+        await writer.writeGenesis();
+        if (torn && quarantined) await writer.recordRecovery(torn, quarantined);
+      } else {
+        writer = new LedgerWriter(path, scan.checker.origin ?? '', options.key, fd, lock, scan.checker, scan.validBytes, options);
+        if (scan.tornTail) await writer.recoverTornTail(scan.tornTail);
+        else await writer.restoreSidecar(scan.sidecarSize);
+      }
+      // A sidecar write that failed poisoned the writer without rejecting any append.
+      await writer.drain();
+      if (writer.poisonedBy) throw writer.poisonedBy;
+      writer.startCheckpointTimer();
+      return writer;
     } catch (error) {
+      const reason = error instanceof SvcError ? error : new SvcError('ledger_unavailable', `${path}: opening failed: ${(error as Error).message}`, { cause: error });
+      // Once a writer exists it owns the file and the lock: poisoned and closed, it gives both back.
+      if (writer) {
+        writer.poison(reason);
+        await writer.close();
+      } else if (fd !== undefined) {
+        await fs.close(fd).catch(() => undefined);
+      }
       await lock.release();
-      throw error;
+      throw reason;
     }
   }
 
-  private static async create(path: string, fd: number, lock: WriterLock, options: OpenLedgerOptions): Promise<LedgerWriter> {
-    const fs = options.fs ?? nodeLedgerFs;
-    await fs.ftruncate(fd, 0);
-    const origin = options.origin ?? `svc.local/${randomBytes(8).toString('hex')}`;
-    const writer = new LedgerWriter(path, origin, options.key, fd, lock, new ChainChecker(), 0, options);
-    // The genesis and the directory entry must be durable before anything can be acknowledged:
-    // without the directory sync a power loss could drop the whole file after acknowledgements.
-    const genesis = writer.append({ type: 'ledger.genesis', stream: 'ledger', data: { origin, format: LEDGER_FORMAT, keys: [publicKeyInfo(options.key)] } });
-    await genesis;
-    await fs.fsyncDirectory(dirname(path));
-    return writer;
+  /**
+   * The genesis and the directory entry must be durable before anything can be acknowledged:
+   * without the directory sync a power loss could drop the whole file after acknowledgements.
+   */
+  private async writeGenesis(): Promise<void> {
+    await this.append({ type: 'ledger.genesis', stream: 'ledger', data: { origin: this.origin, format: LEDGER_FORMAT, keys: [publicKeyInfo(this.key)] } });
+    await this.fs.fsyncDirectory(dirname(this.path));
   }
 
   get size(): number {
@@ -352,7 +362,7 @@ export class LedgerWriter {
       this.lastSettled = settled;
       void settled.then(() => {
         this.commitsInFlight -= 1;
-        if (this.poisonedBy && this.commitsInFlight === 0) void this.fs.close(this.fd).catch(() => undefined);
+        if (this.poisonedBy && this.commitsInFlight === 0) void this.closeFile().catch(() => undefined);
         this.pump();
       });
     }
@@ -377,21 +387,25 @@ export class LedgerWriter {
   private async commit(batch: Sealed[]): Promise<void> {
     const previousWritten = this.lastWritten;
     const previousSettled = this.lastSettled;
-    let markWritten = (): void => undefined;
+    let markWritten = (_failure: unknown): void => undefined;
     this.lastWritten = new Promise((resolve) => (markWritten = resolve));
     const bytes = batch.length === 1 ? (batch[0] as Sealed).line : Buffer.concat(batch.map((item) => item.line));
     let failure: unknown;
     try {
-      await previousWritten;
-      if (this.poisonedBy) throw this.poisonedBy;
+      // The earlier commit poisons the writer only once it settles, which may be after this write.
+      // But after a failed write the end of the file is unknown (part of that batch may be there,
+      // or none of it), so nothing may follow it: this batch would land where those seqs belong.
+      const earlierFailure = await previousWritten;
+      if (earlierFailure !== undefined) throw earlierFailure;
       await this.checkFence();
+      if (this.poisonedBy) throw this.poisonedBy;
       await this.fs.write(this.fd, bytes, this.writtenSize);
       this.writtenSize += bytes.length;
       this.writtenTail = (batch[batch.length - 1] as Sealed).line.subarray(0, -1);
     } catch (error) {
       failure = error;
     } finally {
-      markWritten();
+      markWritten(failure);
     }
     if (failure === undefined) {
       try {
@@ -454,6 +468,9 @@ export class LedgerWriter {
   /**
    * A crash between a checkpoint becoming durable and its sidecar's rename leaves the sidecar
    * missing or behind. Once the records on disk are synced, a note over all of them restores it.
+   * That sync also makes whatever an earlier process wrote durable before this one writes, which
+   * the power-loss window of ledger-scan.ts (MAX_UNSYNCED_BYTES) relies on; and the sidecar's
+   * directory sync makes the ledger's own entry durable if the creating process failed before it.
    */
   private async restoreSidecar(sidecarSize: number | undefined): Promise<void> {
     if (sidecarSize !== undefined && sidecarSize >= this.nextSeq) return;
@@ -489,8 +506,12 @@ export class LedgerWriter {
     this.poisonedBy = error;
     for (const item of this.queue.splice(0)) item.reject(error);
     if (this.timer) clearInterval(this.timer);
-    if (this.commitsInFlight === 0) void this.fs.close(this.fd).catch(() => undefined);
-    void this.lock.release();
+    if (this.commitsInFlight === 0) void this.closeFile().catch(() => undefined);
+    this.lockReleased = this.lock.release();
+  }
+
+  private closeFile(): Promise<void> {
+    return (this.fileClosed ??= this.fs.close(this.fd));
   }
 
   /** Waits until everything appended so far is durable (or rejected). */
@@ -511,10 +532,15 @@ export class LedgerWriter {
     }
     await this.drain();
     this.closed = true;
-    if (this.poisonedBy) return;
+    if (this.poisonedBy) {
+      // With no commit in flight the file is closed (or closing); once both are given back, a reopen can start at once.
+      await this.closeFile().catch(() => undefined);
+      await this.lockReleased;
+      return;
+    }
     // A resume point is a cache: failing to write one costs the next opening a full read, nothing more.
     await this.saveResumePoint().catch(() => undefined);
-    await this.fs.close(this.fd);
+    await this.closeFile();
     await this.lock.release();
   }
 

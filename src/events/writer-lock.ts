@@ -16,6 +16,7 @@ import { isAlive } from './process-alive.js';
  * size-and-tail fencing stops the loser before it writes.
  */
 export interface WriterLock {
+  /** Idempotent: every call after the first returns the first one's promise. */
   release(): Promise<void>;
 }
 
@@ -65,10 +66,15 @@ export async function acquireWriterLock(ledgerPath: string, onCompromised: (erro
     }
   }
   await writeFile(ownerPath, JSON.stringify({ pid: process.pid, host: hostname(), lockId: await lockIdentity(lockPath) } satisfies Owner));
+  let released: Promise<void> | undefined;
   return {
-    async release() {
-      await unlink(ownerPath).catch(() => undefined);
-      await release().catch(() => undefined);
+    // Once only: a second release, after another writer took the lock, would delete its owner record.
+    release() {
+      released ??= (async () => {
+        await unlink(ownerPath).catch(() => undefined);
+        await release().catch(() => undefined);
+      })();
+      return released;
     },
   };
 }

@@ -1,5 +1,7 @@
-import { appendFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { constants } from 'node:fs';
+import { appendFile, open, readFile, readdir, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../../src/actionpass/keys.js';
 import { scanLedger } from '../../src/events/ledger-scan.js';
@@ -8,6 +10,49 @@ import { appendSampleFlows, chatEvent, openLedger, tempDir } from '../support/le
 
 async function records(path: string) {
   return (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { seq: number; type: string; data: Record<string, unknown> });
+}
+
+function errno(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: injected`), { code });
+}
+
+/**
+ * The real file system with faults injected by the test, keeping count of the descriptors it
+ * opened and closed, by path: a descriptor closed twice could close another file that reused its
+ * number, and one never closed leaks.
+ */
+function faultyFs(inject: (fs: LedgerFs & { pathOf(fd: number): string | undefined }) => Partial<LedgerFs>) {
+  const open = new Map<number, string>();
+  const doubleCloses: number[] = [];
+  const base: LedgerFs & { pathOf(fd: number): string | undefined } = {
+    ...nodeLedgerFs,
+    pathOf: (fd) => open.get(fd),
+    async open(path, flags, mode) {
+      const fd = await nodeLedgerFs.open(path, flags, mode);
+      open.set(fd, path);
+      return fd;
+    },
+    async close(fd) {
+      if (!open.delete(fd)) doubleCloses.push(fd);
+      return nodeLedgerFs.close(fd);
+    },
+  };
+  return { fs: { ...base, ...inject(base) } as LedgerFs, openPaths: () => [...open.values()], doubleCloses };
+}
+
+/** Settles with `promise`, or fails after `ms` instead of hanging the suite when `promise` never settles. */
+async function within<T>(ms: number, promise: Promise<T>, onTimeout: () => Promise<void>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      void onTimeout().finally(() => reject(new Error(`did not settle within ${ms} ms`)));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 describe('ledger writer', () => {
@@ -244,5 +289,151 @@ describe('ledger writer', () => {
     await appendFile(path, 'intruder\n');
     await expect(writer.append(chatEvent('act_2'))).rejects.toMatchObject({ code: 'ledger_fenced' });
     await writer.close();
+  });
+  for (const written of ['part of the batch', 'nothing'] as const) {
+    it(`given a write that fails with ENOSPC after writing ${written}, then every pending append is rejected, nothing is written after it and a reopen recovers`, async () => {
+      const dir = await tempDir();
+      const path = join(dir, 'ledger.jsonl');
+      let failNextWrite = false;
+      let cut = 0;
+      const { fs, doubleCloses, openPaths } = faultyFs((base) => ({
+        async write(fd, buffer, position) {
+          if (!failNextWrite || base.pathOf(fd) !== path) return base.write(fd, buffer, position);
+          failNextWrite = false;
+          // A partial write: the first two records and part of the third reach the file, then the disk is full.
+          cut = written === 'nothing' ? 0 : buffer.indexOf(10, buffer.indexOf(10) + 1) + 20;
+          await base.write(fd, buffer.subarray(0, cut), position);
+          throw errno('ENOSPC');
+        },
+      }));
+      const writer = await openLedger(path, { fs });
+      const acknowledged = await writer.append(chatEvent('act_ok'));
+      const sizeBefore = (await stat(path)).size;
+      failNextWrite = true;
+      // 40 appends: a commit of 32 whose write fails, and a second commit of 8 queued behind it.
+      const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_unused, index) => writer.append(chatEvent(`act_lost_${index}`))));
+      expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code?: string }).code : 'resolved'))).toEqual(Array(40).fill('ledger_unavailable'));
+      expect(writer.poisoned).toBeDefined();
+      await expect(writer.append(chatEvent('act_after'))).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      await writer.close();
+      // Only the failed write's own bytes: the second commit never wrote after it.
+      expect((await stat(path)).size).toBe(sizeBefore + cut);
+      expect(openPaths()).toEqual([]);
+      expect(doubleCloses).toEqual([]);
+
+      const reopened = await openLedger(path);
+      await reopened.append(chatEvent('act_again'));
+      await reopened.close();
+      const lines = await records(path);
+      expect(lines[acknowledged.seq]?.data.actionId).toBe('act_ok');
+      expect(lines.filter((line) => line.type === 'ledger.recovered').map((line) => line.data.reason)).toEqual(written === 'nothing' ? [] : ['last line has no terminating newline']);
+      expect((await scanLedger(path)).kind).toBe('valid');
+    });
+  }
+
+  it('given a checkpoint sidecar write that fails, then the writer is poisoned and a reopen restores the sidecar', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    let failSidecar = false;
+    const { fs, doubleCloses, openPaths } = faultyFs((base) => ({
+      async write(fd, buffer, position) {
+        if (failSidecar && base.pathOf(fd)?.startsWith(`${path}.checkpoint.tmp-`)) throw errno('ENOSPC');
+        return base.write(fd, buffer, position);
+      },
+    }));
+    const writer = await openLedger(path, { fs, checkpointEveryRecords: 3 });
+    failSidecar = true;
+    // The batch holding the checkpoint is durable and acknowledged; its sidecar write then fails.
+    const receipts = await writer.appendBatch([chatEvent('act_1'), chatEvent('act_2'), chatEvent('act_3')]);
+    expect(receipts.map((receipt) => receipt.seq)).toEqual([1, 2, 4]);
+    await writer.drain();
+    expect(writer.poisoned).toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining('checkpoint sidecar write failed') });
+    await expect(writer.append(chatEvent('act_4'))).rejects.toMatchObject({ code: 'ledger_unavailable' });
+    await writer.close();
+    expect(openPaths()).toEqual([]);
+    expect(doubleCloses).toEqual([]);
+
+    const reopened = await openLedger(path);
+    await reopened.close();
+    const lines = await records(path);
+    expect(lines.map((line) => line.data.actionId ?? line.type)).toEqual(['ledger.genesis', 'act_1', 'act_2', 'ledger.checkpoint', 'act_3', 'ledger.checkpoint']);
+    expect((await readFile(`${path}.checkpoint`, 'utf8')).split('\n')[1]).toBe(String(lines.length));
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
+
+  it('given a checkpoint sidecar that cannot be restored on open, then open fails and gives back the file and the lock', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const first = await openLedger(path);
+    await first.append(chatEvent('act_1'));
+    await first.close();
+    await rm(`${path}.checkpoint`);
+    const { fs, doubleCloses, openPaths } = faultyFs((base) => ({
+      async rename(from, to) {
+        if (to === `${path}.checkpoint`) throw errno('EIO');
+        return base.rename(from, to);
+      },
+    }));
+    await expect(openLedger(path, { fs })).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining('checkpoint sidecar write failed') });
+    expect(openPaths()).toEqual([]);
+    expect(doubleCloses).toEqual([]);
+    const reopened = await openLedger(path);
+    await reopened.close();
+    expect((await readFile(`${path}.checkpoint`, 'utf8')).split('\n')[1]).toBe(String((await records(path)).length));
+  });
+
+  it('given a directory fsync that fails when the ledger is created, then open fails with ledger_unavailable and a reopen uses the genesis it wrote', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'ledger.jsonl');
+    const { fs, doubleCloses, openPaths } = faultyFs((base) => ({
+      async fsyncDirectory(target) {
+        if (target === dirname(path)) throw errno('EIO');
+        return base.fsyncDirectory(target);
+      },
+    }));
+    await expect(openLedger(path, { fs })).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining('EIO') });
+    expect(openPaths()).toEqual([]);
+    expect(doubleCloses).toEqual([]);
+    const reopened = await openLedger(path);
+    const receipt = await reopened.append(chatEvent('act_1'));
+    await reopened.close();
+    expect(receipt.seq).toBe(1);
+    expect((await records(path)).map((line) => line.type)).toEqual(['ledger.genesis', 'action.received', 'ledger.checkpoint']);
+  });
+
+  describe('the checkpoint sidecar must be a small regular file', () => {
+    async function closedLedger(): Promise<string> {
+      const path = join(await tempDir(), 'ledger.jsonl');
+      const writer = await openLedger(path);
+      await writer.append(chatEvent('act_1'));
+      await writer.close();
+      return path;
+    }
+
+    it('given a FIFO as the sidecar, when opened, then refuses instead of waiting for a writer', async () => {
+      const path = await closedLedger();
+      await rm(`${path}.checkpoint`);
+      execFileSync('mkfifo', [`${path}.checkpoint`]);
+      // Should the open block on the FIFO, opening its other end for writing releases it.
+      const unblock = async (): Promise<void> => {
+        const handle = await open(`${path}.checkpoint`, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined);
+        await handle?.close();
+      };
+      await expect(within(3000, scanLedger(path), unblock)).resolves.toMatchObject({ kind: 'corrupt', defect: { code: 'checkpoint_signature_invalid', message: expect.stringContaining('not a regular file') } });
+      await expect(within(3000, openLedger(path), unblock)).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining('not a regular file') });
+    });
+
+    it('given a symbolic link as the sidecar, when opened, then refuses instead of following it', async () => {
+      const path = await closedLedger();
+      const elsewhere = join(dirname(path), 'elsewhere.checkpoint');
+      await rename(`${path}.checkpoint`, elsewhere);
+      await symlink(elsewhere, `${path}.checkpoint`);
+      await expect(openLedger(path)).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining('symbolic link') });
+    });
+
+    it('given a sidecar larger than any note, when opened, then refuses without reading it all', async () => {
+      const path = await closedLedger();
+      // Sparse, so it costs no disk: reading it whole is what the bound prevents (Node refuses a 4 GiB readFile outright).
+      await truncate(`${path}.checkpoint`, 4 * 1024 ** 3);
+      await expect(openLedger(path)).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining('larger than 65536 bytes') });
+    });
   });
 });

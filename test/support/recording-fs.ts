@@ -15,6 +15,12 @@
  *   unsynced write may be cut at a byte offset (a prefix of it persisted), or its region may read
  *   back as zeros from an offset on (the size was persisted, the data blocks were not), with the
  *   unsynced operations before it applied in full.
+ * - Pages (`pageSubsets`): writeback persists the page cache page by page, in no particular order,
+ *   so the unsynced writes of a file may also have persisted as any subset of the PAGE_BYTES pages
+ *   they touch: each page kept, or lost (it reads back as it was durably, zeros past the durable
+ *   end), and lost pages at the end may be missing altogether (the size persisted only up to the
+ *   last page kept). This is what leaves a hole inside an earlier batch with later lines persisted
+ *   after it, when two commits are in flight. The subsets are sampled (seeded), not enumerated.
  * - Directory entries: a name created, renamed into place or renamed away after the last
  *   fsyncDirectory of its directory may be in its state as of that sync: a new file or directory
  *   may be missing entirely, a rename target may still name the old file. Each such name varies
@@ -173,12 +179,16 @@ export interface ModelOptions {
   ignore?: ReadonlySet<number>;
   /** Random byte offsets drawn per unsynced write, on top of the fixed ones. */
   randomOffsets?: number;
+  /** Page subsets per file and crash point (0, the default, leaves the page model out); see pageVariants. */
+  pageSubsets?: number;
   seed?: number;
 }
 
 export class PowerLossModel {
   private readonly inodes: InodeOp[][] = [];
   private readonly snapshots: Snapshot[] = [];
+  /** Per log prefix: how many of its entries are operations on files (not acknowledgements). */
+  private readonly diskOps: number[] = [0];
   private readonly root: string;
 
   constructor(
@@ -189,8 +199,10 @@ export class PowerLossModel {
     let state: Snapshot = { names: new Map(), durableNames: new Map(), issued: new Map(), synced: new Map(), fds: new Map(), acks: [] };
     this.snapshots.push(state);
     for (let index = 0; index < log.length; index += 1) {
-      state = this.step(state, log[index] as FsLogEntry, options.ignore?.has(index) === true);
+      const entry = log[index] as FsLogEntry;
+      state = this.step(state, entry, options.ignore?.has(index) === true);
       this.snapshots.push(state);
+      this.diskOps.push((this.diskOps[index] as number) + (entry.op === 'ack' ? 0 : 1));
     }
   }
 
@@ -285,7 +297,10 @@ export class PowerLossModel {
   crashPoint(index: number): CrashPoint {
     const state = this.snapshots[index];
     if (state === undefined) throw new Error(`crash point ${index} is outside the log (0..${this.log.length})`);
-    const random = seededRandom(((this.options.seed ?? 1) * 1_000_003 + index) >>> 0);
+    // Seeded by the operations that reach the disk, not by acknowledgements: a crash just after an
+    // acknowledgement leaves the same disk as one just before it, so it draws the same samples
+    // (and the sweep checks those states once, against the most acknowledgements).
+    const random = seededRandom(((this.options.seed ?? 1) * 1_000_003 + (this.diskOps[index] as number)) >>> 0);
 
     // Names whose durable state differs from what the process sees.
     const allPaths = [...new Set([...state.names.keys(), ...state.durableNames.keys()])].sort();
@@ -313,6 +328,7 @@ export class PowerLossModel {
       let content: Buffer = Buffer.alloc(0);
       for (const op of ops.slice(0, synced)) content = applyOp(content, op);
       syncedContent.set(inode, content);
+      const durable = content;
       const variants: Array<{ bytes: Buffer; label: string }> = [];
       for (let at = synced; at < ops.length; at += 1) {
         const op = ops[at] as InodeOp;
@@ -329,6 +345,11 @@ export class PowerLossModel {
         if (at + 1 < ops.length) variants.push({ bytes: content, label: `${at + 1 - synced} of ${ops.length - synced} unsynced operations` });
       }
       issuedContent.set(inode, content);
+      const unsynced = ops.slice(synced);
+      // Pages of writes only: a truncate is always synced at once by the writer, and mixing pages across one is beyond this model.
+      if ((this.options.pageSubsets ?? 0) > 0 && unsynced.every((op) => op.kind === 'write')) {
+        variants.push(...pageVariants(durable, content, unsynced as Array<Extract<InodeOp, { kind: 'write' }>>, random, this.options.pageSubsets ?? 0));
+      }
       if (variants.length > 0) contents.set(inode, variants);
     }
 
@@ -365,6 +386,47 @@ export class PowerLossModel {
     }
     return { index, acks: state.acks, states };
   }
+}
+
+export const PAGE_BYTES = 4096;
+
+/**
+ * Disk contents where the unsynced `writes` of a file persisted as a subset of the pages they
+ * touch (see the model above), `count` of them: first the first page lost and every later one
+ * kept, the shape of a power loss in the middle of one batch with the next batch already written,
+ * then random subsets, each with lost pages at the end either zero-filled or missing. Nothing when
+ * the writes touch a single page: the cuts and zero fills above cover that.
+ */
+function pageVariants(durable: Buffer, issued: Buffer, writes: ReadonlyArray<{ position: number; bytes: Buffer }>, random: () => number, count: number): Array<{ bytes: Buffer; label: string }> {
+  const touched = new Set<number>();
+  for (const write of writes) {
+    for (let page = Math.floor(write.position / PAGE_BYTES); page * PAGE_BYTES < write.position + write.bytes.length; page += 1) touched.add(page);
+  }
+  const pages = [...touched].sort((a, b) => a - b);
+  if (pages.length < 2) return [];
+  const subsets: boolean[][] = [pages.map((_, index) => index > 0)];
+  // All kept or all lost is what the whole-write variants already give.
+  for (let attempt = 0; subsets.length < count && attempt < 4 * count; attempt += 1) {
+    const kept = pages.map(() => random() < 0.5);
+    if (kept.some(Boolean) && !kept.every(Boolean)) subsets.push(kept);
+  }
+  return subsets.map((kept, index) => {
+    const bytes = Buffer.from(issued);
+    pages.forEach((page, at) => {
+      if (kept[at]) return;
+      const end = Math.min((page + 1) * PAGE_BYTES, bytes.length);
+      for (let byte = page * PAGE_BYTES; byte < end; byte += 1) bytes[byte] = byte < durable.length ? (durable[byte] as number) : 0;
+    });
+    const lastKept = pages[kept.lastIndexOf(true)] as number;
+    const missingFrom = Math.max(durable.length, Math.min(bytes.length, (lastKept + 1) * PAGE_BYTES));
+    // The first subset keeps the size (its lost page is inside); the others drop lost pages at the end half of the time.
+    const drop = index > 0 && missingFrom < bytes.length && random() < 0.5;
+    const lost = pages.filter((_, at) => !kept[at]);
+    return {
+      bytes: drop ? bytes.subarray(0, missingFrom) : bytes,
+      label: `unsynced pages ${pages.join(',')}: lost ${lost.join(',')}${drop ? `, missing from byte ${missingFrom}` : ', zero-filled'}`,
+    };
+  });
 }
 
 /** Byte counts of a prefix to keep: 1, half, all but one, a line boundary, and random ones. */
