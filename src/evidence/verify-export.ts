@@ -301,7 +301,7 @@ async function readBundleFile(dir: string, name: string): Promise<{ ok: true; by
   const file = await readRegularFile(path, MAX_SMALL_FILE);
   if (file.ok) return file;
   if (file.tooLarge) throw new SvcError('file_too_large', `${path} ${file.problem}; at most ${MAX_SMALL_FILE} are read`);
-  return { ok: false, defect: notRegularInBundle(name) };
+  return { ok: false, defect: { code: 'subject_digest_mismatch', message: `${name} ${file.problem}`, file: name } };
 }
 
 /** The sha256 hex of a regular file, streamed; undefined when it is not a regular file. */

@@ -36,9 +36,16 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<S
   const tooLarge: SmallFile = { ok: false, problem: `is larger than ${maxBytes} bytes`, tooLarge: true };
   try {
     if (size > maxBytes) return tooLarge;
-    const bytes = await handle.readFile();
-    // It may have grown since it was measured.
-    return bytes.length > maxBytes ? tooLarge : { ok: true, bytes };
+    // One byte more than measured, to see a file that grew meanwhile without reading all of it.
+    const buffer = Buffer.alloc(size + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > size) return { ok: false, problem: 'grew while it was read', tooLarge: false };
+    return { ok: true, bytes: buffer.subarray(0, length) };
   } finally {
     await handle.close();
   }
