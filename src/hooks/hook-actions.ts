@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { relative, sep } from 'node:path';
 import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actionpass/action.js';
 import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
@@ -170,6 +171,23 @@ function decodeFileUri(uri: string): string | undefined {
 }
 
 /**
+ * Whether the program behind a recursive read leaves `file` (found under it) out by default.
+ * ripgrep's own options file (RIPGREP_CONFIG_PATH, in the agent's environment) may undo that.
+ */
+function skippedByDefault(operation: FileOperation, file: string): boolean {
+  if (operation.path === undefined) return false;
+  if (operation.skips === 'git') return ignoredAndUntracked(file);
+  if (operation.skips !== 'ripgrep' || (process.env.RIPGREP_CONFIG_PATH ?? '') !== '') return false;
+  return hiddenBelow(file, operation.path) || ignoredByRipgrep(file, operation.path);
+}
+
+/** Whether a name on the way from `root` down to `file` starts with a dot. */
+function hiddenBelow(file: string, root: string): boolean {
+  const rest = relative(root, file);
+  return rest !== '' && !rest.startsWith('..') && rest.split(sep).some((name) => name.startsWith('.'));
+}
+
+/**
  * Adds, after every recursive read, a read of each protected file inside it (or a dynamic read
  * when the walk was cut short). `skipped` drops the files the reading tool is known to leave unread.
  */
@@ -182,8 +200,7 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
       if (skipped?.(read)) continue;
-      // git stages no file it ignores and does not track (a .env listed in .gitignore).
-      if (operation.skipsGitIgnored === true && read.path !== undefined && ignoredAndUntracked(read.path)) continue;
+      if (read.path !== undefined && skippedByDefault(operation, read.path)) continue;
       expanded.push(read);
     }
     if (!inside.complete) {

@@ -1,4 +1,4 @@
-import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
+import type { DynamicReason, FileOperationKind, SkippedByDefault } from './shell-analysis.js';
 import type { Word } from './word-expansion.js';
 
 /**
@@ -42,8 +42,8 @@ export interface CommandContext {
 export interface FileOptions {
   /** The whole tree under a directory (`grep -r`, `cp -r`, `tar c`, `find`). */
   recursive?: boolean;
-  /** With `recursive`: the program skips what git ignores and does not track (see FileOperation). */
-  skipsGitIgnored?: boolean;
+  /** With `recursive`: what the program leaves out of the tree by default (see FileOperation). */
+  skips?: SkippedByDefault;
   /** Resolve a relative path against this static word's directory instead of the working directory (`ln -s` targets). */
   relativeTo?: Word;
   /** False when the command acts on a symlink itself, not on what it points to (`rm link`, `ln`'s link name). */

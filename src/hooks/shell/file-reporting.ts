@@ -36,7 +36,7 @@ export function reportFile(session: AnalysisSession, state: ShellState, kind: Fi
       const resolved = resolvePath(target, base, session.probe, options.followFinal ?? true);
       if (isInertDevice(resolved.path)) continue;
       // A tree operation on something that is a file is an operation on that file.
-      const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? { ...recursive, ...(options.skipsGitIgnored === true && { skipsGitIgnored: true }) } : {};
+      const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? { ...recursive, ...(options.skips !== undefined && { skips: options.skips }) } : {};
       session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
     }
   }

@@ -18,7 +18,7 @@ export class OperationLog {
   private readonly seen = new Set<string>();
 
   add(operation: FileOperation): void {
-    const key = `${operation.kind}\u0000${operation.path ?? ''}\u0000${operation.realPath ?? ''}\u0000${operation.recursive === true}\u0000${operation.skipsGitIgnored === true}\u0000${operation.dynamic?.reason ?? ''}\u0000${operation.dynamic?.text ?? ''}`;
+    const key = `${operation.kind}\u0000${operation.path ?? ''}\u0000${operation.realPath ?? ''}\u0000${operation.recursive === true}\u0000${operation.skips ?? ''}\u0000${operation.dynamic?.reason ?? ''}\u0000${operation.dynamic?.text ?? ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (this.operations.length >= MAX_OPERATIONS) throw new UnanalyzableCommand(`the command performs more than ${MAX_OPERATIONS} file operations`);

@@ -7,6 +7,8 @@
 
 export type FileOperationKind = 'read' | 'write' | 'delete' | 'execute';
 
+export type SkippedByDefault = 'git' | 'ripgrep';
+
 /** Why a path is known only at run time. */
 export type DynamicReason =
   | 'variable' // $X, ${X}, except $HOME
@@ -27,10 +29,12 @@ export interface FileOperation {
   /** A directory read with everything under it (`grep -r`, `cp -r`, `tar c`, `rsync -a`, ...). */
   recursive?: boolean;
   /**
-   * Set on a recursive read by git staging (`git add` without -f, `commit -a`, `stash` without
-   * -a): files git ignores and does not track are left unread, which the guard checks per file.
+   * What a recursive read leaves out by default, which the guard checks per protected file inside:
+   * `git`, staging (`git add` without -f, `commit -a`, `stash` without -a), skips the files git
+   * ignores and does not track; `ripgrep` (`rg` without --hidden, -u, --no-ignore or a glob) skips
+   * hidden files and directories and what .gitignore lists.
    */
-  skipsGitIgnored?: boolean;
+  skips?: SkippedByDefault;
   /** Where it came from, for explanations: "cat argument", "> redirection", "cp source", "heredoc", ... */
   via: string;
 }

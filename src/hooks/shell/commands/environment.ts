@@ -31,7 +31,9 @@ type Meaning =
   /** Interpreter options that may load code (`--require ./x.js`, `-Mmodule`). */
   | 'options'
   /** A git configuration file, which may set commands (core.pager, alias.*). */
-  | 'git-config';
+  | 'git-config'
+  /** A file of command-line options (ripgrep's), which may widen what the program reads: `--hidden`, `--no-ignore`. */
+  | 'options-file';
 
 const VARIABLES: Record<string, Meaning> = {
   GIT_EXTERNAL_DIFF: 'shell',
@@ -67,6 +69,7 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_CONFIG: 'git-config',
   GIT_CONFIG_GLOBAL: 'git-config',
   GIT_CONFIG_SYSTEM: 'git-config',
+  RIPGREP_CONFIG_PATH: 'options-file',
 };
 
 /** Options in NODE_OPTIONS, PERL5OPT, RUBYOPT that load a module or a file. */
@@ -123,6 +126,10 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       return;
     case 'options':
       if (LOADING_OPTIONS.test(text)) context.dynamic('execute', text, 'interpreter_code', via);
+      return;
+    case 'options-file':
+      context.file('read', value, via);
+      context.dynamic('read', `files the options in ${text} may add`, 'unsupported', via);
       return;
   }
 }

@@ -296,7 +296,7 @@ function stageFiles(context: CommandContext, words: readonly Word[], via: string
 
 /** A read of what these pathspecs match (directories recursively), or of the whole working tree when there are none. */
 function stagedRead(context: CommandContext, pathspecs: readonly Word[], via: string, skipsGitIgnored: boolean): void {
-  const skips = skipsGitIgnored ? { skipsGitIgnored: true } : {};
+  const skips = skipsGitIgnored ? { skips: 'git' as const } : {};
   if (pathspecs.length === 0) {
     context.file('read', staticWord(repositoryRoot(context) ?? '.'), `${via} (working tree)`, { recursive: true, ...skips });
     return;

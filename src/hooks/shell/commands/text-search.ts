@@ -49,8 +49,11 @@ function ripgrepHandler(context: CommandContext): void {
   if (parsed.has('--files', '--type-list')) return;
   const patternGiven = parsed.has('-e', '--regexp', '-f', '--file');
   const paths = patternGiven ? parsed.operands : parsed.operands.slice(1);
-  if (paths.length === 0) context.file('read', staticWord('.'), `${context.program} (working directory)`, { recursive: true });
-  else reportEach(context, 'read', paths, `${context.program} argument`, { recursive: true });
+  // Unless told otherwise, ripgrep leaves hidden and gitignored files out of the trees it walks.
+  const walksEverything = parsed.has('--hidden', '-.', '-u', '-uu', '-uuu', '--unrestricted', '--no-ignore', '--no-ignore-vcs', '--no-ignore-dot', '--no-ignore-parent', '-g', '--glob', '--iglob', '--follow', '-L', '--ignore-file');
+  const tree = { recursive: true, ...(!walksEverything && { skips: 'ripgrep' as const }) };
+  if (paths.length === 0) context.file('read', staticWord('.'), `${context.program} (working directory)`, tree);
+  else reportEach(context, 'read', paths, `${context.program} argument`, tree);
 }
 
 const AG_SYNTAX = { short: 'GmABCpg', long: ['file-search-regex', 'ignore', 'ignore-dir', 'max-count', 'after', 'before', 'context', 'depth', 'path-to-ignore', 'pager'] };
