@@ -69,7 +69,7 @@ export async function gateToolCall(params: Record<string, unknown> | undefined, 
   // Exactly these params go upstream: the hash verified here is the hash of what is sent.
   const sent = { ...params, arguments: payload };
   const executedPayloadHash = hashCanonical(payload);
-  const check = deps.enforcer.verifyPass(pass.token, executedPayloadHash);
+  const check = deps.enforcer.verifyBeforeSideEffect(decided, pass.token, executedPayloadHash);
   if (!check.ok) {
     await deps.enforcer.recordBlocked(pass.claims, check.reason, executedPayloadHash);
     return { result: refusalResult(`${deps.server}/${name}`, { decision: 'deny', status: 'blocked', reasons: [check.reason], explanation: check.message, actionId: decided.actionId }) };

@@ -199,6 +199,18 @@ export class Enforcer {
     return { ok: true, claims: check.claims };
   }
 
+  /**
+   * The check DESIGN.md 6 puts immediately before a side effect this process performs (a
+   * handler, the MCP gate): the approval artifact of an approved step-up, when there is one,
+   * then the ActionPass, against the hash of the bytes about to be sent. Marks the pass used.
+   */
+  verifyBeforeSideEffect(decided: Decided, token: string, executedPayloadHash: string): { ok: true; claims: ActionPassClaims } | { ok: false; reason: string; message: string } {
+    const grant = decided.outcome.grant;
+    const refusal = grant && recheckApprovalBeforeSideEffect(grant, executedPayloadHash, (artifact) => this.verifyArtifact(artifact));
+    if (refusal) return { ok: false, reason: refusal.reason, message: refusal.message };
+    return this.verifyPass(token, executedPayloadHash);
+  }
+
   /** Records the outcome of an execution the caller performed itself after `verifyPass`. */
   async recordExecution(claims: ActionPassClaims, result: { outcome: 'succeeded' | 'failed'; executedPayloadHash: string; resultHash: string }): Promise<Receipt> {
     return this.append([executionCompleted(claims.actionId, claims.jti, claims.payloadHash, result)]).then((receipts) => receipts[0] as Receipt);
@@ -355,16 +367,13 @@ export class Enforcer {
    */
   private async runHandler(handler: ToolHandler, decided: Decided, pass: { token: string; claims: ActionPassClaims }): Promise<NonNullable<Executed['execution']>> {
     const approvedPayloadHash = pass.claims.payloadHash;
-    const { grant } = decided.outcome;
     let attemptedHash: string | undefined;
     let verified = false;
     const context: HandlerContext = {
       actionId: decided.actionId,
       verifyBeforeSideEffect: (executedPayloadHash) => {
         attemptedHash = executedPayloadHash;
-        const refusal = grant && recheckApprovalBeforeSideEffect(grant, executedPayloadHash, (token) => this.verifyArtifact(token));
-        if (refusal) throw new SvcError(refusal.reason, refusal.message);
-        const check = this.verifyPass(pass.token, executedPayloadHash);
+        const check = this.verifyBeforeSideEffect(decided, pass.token, executedPayloadHash);
         if (!check.ok) throw new SvcError(check.reason, check.message);
         verified = true;
       },
