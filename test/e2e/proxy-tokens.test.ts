@@ -122,6 +122,11 @@ describe('tokens issued by the real proxy', () => {
       const reviewerEntry = store.keys.find((candidate) => candidate.role === 'reviewer');
       await expect(jwtVerify(pass.token, await joseKey(reviewerEntry?.publicKey as string))).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
       await expect(jwtVerify(pass.token, key, { audience: 'someone.else' })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+      // The time window, judged by jose's own clock: valid inside it, expired one second after exp, not yet valid before nbf.
+      const at = (seconds: number) => new Date(seconds * 1000);
+      await expect(jwtVerify(pass.token, key, { currentDate: at(pass.claims.exp - 1) })).resolves.toBeDefined();
+      await expect(jwtVerify(pass.token, key, { currentDate: at(pass.claims.exp + 1) })).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+      await expect(jwtVerify(pass.token, key, { currentDate: at(pass.claims.nbf - 60) })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'nbf' });
     });
 
     it('the approval artifact recorded in approval.granted verifies under the reviewer key and binds the requested payload', async () => {
