@@ -29,7 +29,7 @@ export interface ExportResult {
   size: number;
   root: string;
   files: InTotoSubject[];
-  /** A torn final line left out of the bundle (the writer quarantines it on its next open). */
+  /** A torn tail left out of the bundle (the writer quarantines it on its next open). */
   skippedTornTail?: Defect;
 }
 

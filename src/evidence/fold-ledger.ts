@@ -4,7 +4,7 @@ import { runLedgerPass } from './ledger-pass.js';
 
 /**
  * Folds a ledger file into a runtime state, verifying the chain on the way: the proxy at start-up
- * and the approval commands read the state this way. A torn final line (a writer killed mid-append)
+ * and the approval commands read the state this way. A torn tail (a writer killed mid-append, pages lost in a power loss)
  * is left out, as the writer will quarantine it; any other defect is refused.
  */
 export async function foldLedgerFile(path: string, state: RuntimeState, options: { end?: number } = {}): Promise<void> {

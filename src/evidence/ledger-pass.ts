@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { ChainChecker, isDefect, type CheckedRecord } from '../events/chain-checker.js';
 import { parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
-import { tornTail } from '../events/ledger-scan.js';
+import { classifyDefect } from '../events/ledger-scan.js';
 import { readLines } from '../events/line-reader.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
@@ -13,7 +13,10 @@ export interface LedgerPassOptions {
   pinnedKey?: Buffer;
   /** Projection sinks fed by the replay (only the views named here are computed). */
   sinks?: Partial<Record<string, ProjectionSink>>;
-  /** A final defect that an interrupted append explains is reported in `tornTail` instead of failing. */
+  /**
+   * A defect that an interrupted append explains (docs/ledger-format.md 7.5: a torn last line, or
+   * zero-filled pages of the last unsynced batches) is reported in `tornTail` instead of failing.
+   */
   tolerateTornTail?: boolean;
   onRecords?: (records: readonly CheckedRecord[], lineBytes: readonly Buffer[]) => void;
   onVerdict?: (verdict: EquivalenceVerdict) => void;
@@ -69,8 +72,10 @@ export async function runLedgerPass(path: string, options: LedgerPassOptions = {
     for (const line of lines) {
       const result = checker.check(line);
       if (isDefect(result)) {
-        if (options.tolerateTornTail && tornTail(line, fileSize)) tornTailDefect = result;
-        else defect = result;
+        // The writer's own rule: a cut or zero-filled end that only an interrupted append explains.
+        const classified = options.tolerateTornTail ? await classifyDefect(path, line, result, checker, fileSize) : result;
+        if ('code' in classified) defect = classified;
+        else tornTailDefect = result;
         break;
       }
       accepted.push(result);

@@ -48,7 +48,7 @@ Example:
       printLine(`  origin       ${result.origin}`);
       printLine(`  merkle root  ${result.root}`);
       printLine(`  files        ${result.files.map((file) => file.name).join(', ')}, attestation.json`);
-      if (result.skippedTornTail) printLine(`  note: a torn final line at byte offset ${result.skippedTornTail.offset} was left out; the writer quarantines it when it next opens the ledger`);
+      if (result.skippedTornTail) printLine(`  note: a torn tail from byte offset ${result.skippedTornTail.offset} was left out; the writer quarantines it when it next opens the ledger`);
       printLine(`verify with: svc verify-export ${result.outDir}`);
     });
 }

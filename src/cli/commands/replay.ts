@@ -68,7 +68,7 @@ Examples:
       const summary = pass.defect
         ? `ledger defect ${describeDefect(pass.defect)}`
         : pass.tornTail
-          ? `torn final line at byte offset ${pass.tornTail.offset} (an interrupted append; the writer quarantines it on its next open)`
+          ? `torn tail from byte offset ${pass.tornTail.offset} (an interrupted append; the writer quarantines it on its next open)`
           : undefined;
       if (options.json) {
         if (summary) process.stderr.write(`svc replay: ${summary}\n`);
