@@ -80,7 +80,8 @@ export const benchmark: Benchmark = {
       const parser = new Parser();
       parser.setLanguage(language);
       const corpus = loadCorpus();
-      const commands = corpus.map((entry) => ({ command: entry.command, context: { cwd: join(fixture.root, entry.cwd ?? '.'), home: fixture.home } }));
+      // Script files are followed, as the hook follows every one that is not protected.
+      const commands = corpus.map((entry) => ({ command: entry.command, context: { cwd: join(fixture.root, entry.cwd ?? '.'), home: fixture.home, mayReadScript: () => true } }));
       const meanLength = commands.reduce((sum, item) => sum + item.command.length, 0) / commands.length;
       const analyze = (command: string, context: ShellContext): void => {
         analyzer.analyze(command, context);

@@ -83,7 +83,8 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
 
 /** An unparsable command is still an action, so its refusal (shell_unparsable) is on the record. */
 function planShell(command: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
-  const analysis = tools.analyze(command, context);
+  // A script the command runs is followed only when it is not protected: its text would reach the payloads.
+  const analysis = tools.analyze(command, { ...context, mayReadScript: (path) => tools.protects(path) === undefined });
   const bound = boundCommand(command);
   if (!analysis.ok) return [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, cwd: context.cwd, unparsable: cut(analysis.message) })];
   const argv = analysis.commands.map((simple) => simple.argv.map(cut));

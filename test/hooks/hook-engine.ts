@@ -10,6 +10,8 @@ import { runtimeProtocol } from '../../src/hooks/runtimes/index.js';
 export interface HookEngine {
   /** Decides one Bash call as `svc hook claude-code` would, appending to the engine's ledger. */
   decideShell(command: string, cwd: string): Promise<HookEvaluation | undefined>;
+  /** The engine's ledger file. */
+  ledgerPath: string;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startHookEngine(options: { workspace: string; home: string
   const decider = hookDecider(loaded, options.home);
   const protocol = runtimeProtocol('claude-code');
   return {
+    ledgerPath: join(state, 'ledger.jsonl'),
     async decideShell(command, cwd) {
       const run = await decider.decide({ event: 'tool', runtime: 'claude-code', sessionId: 'tests', cwd, toolName: 'Bash', call: { kind: 'shell', command } }, protocol, (action) => authorizer.authorize(action));
       return run.evaluation;

@@ -14,9 +14,26 @@ export class AnalysisSession {
   readonly probe: FilesystemProbe = createFilesystemProbe();
   /** Directories created earlier in the command line (`mkdir -p out && cd out`). */
   readonly createdDirectories = new Set<string>();
+  /**
+   * Files the command line writes, by physical path, with what it writes there when that is known
+   * statically (`echo 'cat .env' > x.sh`); a later run of one runs that, not what is on disk now.
+   */
+  readonly writtenFiles = new Map<string, string | undefined>();
+  /** Directories the command line writes whole trees into (`cp -r`, `tar x`): any file under them is written too. */
+  readonly writtenTrees = new Set<string>();
   private nodesLeft = MAX_SYNTAX_NODES;
 
-  constructor(private readonly parser: BashParser) {}
+  constructor(
+    private readonly parser: BashParser,
+    readonly mayReadScript: (path: string) => boolean = () => false,
+  ) {}
+
+  /** What the command line wrote to `path` so far: `{ content }` (undefined when unknown), or undefined if it did not write it. */
+  written(path: string): { content: string | undefined } | undefined {
+    if (this.writtenFiles.has(path)) return { content: this.writtenFiles.get(path) };
+    for (const tree of this.writtenTrees) if (path.startsWith(`${tree}/`)) return { content: undefined };
+    return undefined;
+  }
 
   /**
    * Parses `code` and follows everything it runs, starting from `state`. `depth` counts the

@@ -1,3 +1,4 @@
+import type { ScriptRunner } from './script-files.js';
 import type { DynamicReason, FileOperationKind, SkippedByDefault } from './shell-analysis.js';
 import type { Word } from './word-expansion.js';
 
@@ -50,6 +51,13 @@ export interface FileOptions {
   followFinal?: boolean;
   /** True when `-` names a file literally; by default it is standard input or output and not reported. */
   dashIsFile?: boolean;
+  /**
+   * With `execute`: the file is a shell script run this way, and what it holds is followed
+   * (script-files.ts). Without it an executed file is a program or another language's script.
+   */
+  runner?: ScriptRunner;
+  /** With `write`: only the file's attributes change (chmod, chown, touch), so what it holds stays as it was. */
+  keepsContent?: boolean;
 }
 
 export type StdinSource =

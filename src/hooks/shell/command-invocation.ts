@@ -5,7 +5,9 @@ import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
 import { searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
+import { UnanalyzableCommand } from './operation-log.js';
 import { resolvePath } from './path-resolution.js';
+import { codeRunFrom, type ScriptRunner } from './script-files.js';
 import type { ScriptWalker } from './script-walker.js';
 import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
@@ -58,7 +60,26 @@ export class InvocationContext implements CommandContext {
       for (const root of placeholder.roots) reportFile(this.walker.session, this.state, kind, root, via, { ...options, recursive: true });
       return;
     }
-    reportFile(this.walker.session, this.state, kind, word, via, options);
+    const paths = reportFile(this.walker.session, this.state, kind, word, via, options);
+    if (kind === 'execute') for (const path of paths) this.runFile(path, via, options.runner);
+  }
+
+  /** Follows what running the file at `path` runs (script-files.ts). */
+  private runFile(path: string, via: string, runner: ScriptRunner | undefined): void {
+    const code = codeRunFrom(path, runner, this.walker.session);
+    if (code.kind === 'opaque') return;
+    if (code.kind === 'unknown') {
+      this.dynamic('execute', path, 'interpreter_code', `${via}: ${code.why}`);
+      return;
+    }
+    try {
+      this.script(code.code, `${via} ${path}`, { sameShell: runner === 'same_shell' });
+    } catch (error) {
+      if (!(error instanceof UnanalyzableCommand)) throw error;
+      // The command line itself is fine; a script it runs that cannot be followed to the end is
+      // code known only when it runs, for policy to decide.
+      this.dynamic('execute', path, 'interpreter_code', `${via}: a script svc cannot follow to the end (${error.message})`);
+    }
   }
 
   dynamic(kind: FileOperationKind, text: string, reason: DynamicReason, via: string): void {
@@ -177,7 +198,7 @@ export function dispatchCommand(context: InvocationContext): void {
     UNKNOWN_PROGRAM.handler(context);
     return;
   }
-  if (name.value.includes('/')) context.file('execute', name, 'program path');
+  if (name.value.includes('/')) context.file('execute', name, 'program path', { runner: 'kernel' });
   const convention = conventionFor(context.program);
   if (!convention.wrapper) context.record();
   context.applyShellOptions();

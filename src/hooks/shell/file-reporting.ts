@@ -11,19 +11,22 @@ import type { Word } from './word-expansion.js';
  * Turns "this command does `kind` to the file this word names" into file operations: one per
  * candidate working directory, resolved and with symlinks followed; a dynamic word, or a
  * relative path in an unknown directory, becomes a dynamic operation instead of disappearing.
+ * Returns the physical paths of the operations reported (none for dynamic ones), and remembers
+ * what is written, for a later run of the file (script-files.ts).
  */
-export function reportFile(session: AnalysisSession, state: ShellState, kind: FileOperationKind, word: Word, via: string, options: FileOptions = {}): void {
+export function reportFile(session: AnalysisSession, state: ShellState, kind: FileOperationKind, word: Word, via: string, options: FileOptions = {}): string[] {
   const recursive = options.recursive === true ? { recursive: true } : {};
+  const physicalPaths: string[] = [];
   if (word.value === undefined) {
     session.log.add({ kind, dynamic: { text: word.text, reason: word.reason }, ...recursive, via });
-    return;
+    return physicalPaths;
   }
   const value = word.value;
-  if (value === '' || (value === '-' && options.dashIsFile !== true)) return;
+  if (value === '' || (value === '-' && options.dashIsFile !== true)) return physicalPaths;
   const bases = baseDirectories(state, value, options.relativeTo);
   if (!Array.isArray(bases)) {
     session.log.add({ kind, dynamic: { text: `${bases.text}/${value}`, reason: bases.reason }, ...recursive, via });
-    return;
+    return physicalPaths;
   }
   for (const base of bases) {
     const through = procTarget(value.startsWith('/') ? value : `${base}/${value}`, state.cwd);
@@ -36,10 +39,19 @@ export function reportFile(session: AnalysisSession, state: ShellState, kind: Fi
       const resolved = resolvePath(target, base, session.probe, options.followFinal ?? true);
       if (isInertDevice(resolved.path)) continue;
       // A tree operation on something that is a file is an operation on that file.
-      const tree = options.recursive === true && session.probe.kind(resolved.realPath ?? resolved.path) !== 'file' ? { ...recursive, ...(options.skips !== undefined && { skips: options.skips }) } : {};
+      const physical = resolved.realPath ?? resolved.path;
+      const isTree = options.recursive === true && session.probe.kind(physical) !== 'file';
+      const tree = isTree ? { ...recursive, ...(options.skips !== undefined && { skips: options.skips }) } : {};
       session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
+      physicalPaths.push(physical);
+      if (kind === 'write' && options.keepsContent !== true) {
+        // What it writes is not known here (script-walker.ts records `echo … > f`'s text after).
+        session.writtenFiles.set(physical, undefined);
+        if (isTree) session.writtenTrees.add(physical);
+      }
     }
   }
+  return physicalPaths;
 }
 
 /** The directories a relative `value` may be relative to, or why they are unknown. */

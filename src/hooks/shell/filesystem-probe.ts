@@ -1,5 +1,5 @@
-import { lstatSync, opendirSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_LISTINGS } from './analysis-limits.js';
+import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { MAX_COMMAND_BYTES, MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_LISTINGS } from './analysis-limits.js';
 
 /**
  * The only filesystem access of the analysis: synchronous, read-only lookups (what is at a path,
@@ -20,6 +20,13 @@ export interface FilesystemProbe {
    * analysis (the caller must not pretend it saw every name).
    */
   list(directory: string): readonly string[] | 'too_large' | undefined;
+  /**
+   * The text of the script file at `path` (a physical path: the last component is not followed),
+   * for a shell that runs it: undefined when there is nothing to run (no such file, a directory,
+   * unreadable, a binary program), `not_regular` for a FIFO or device (its code is unknown until
+   * it is read), `too_large` beyond MAX_COMMAND_BYTES.
+   */
+  readScript(path: string): string | 'not_regular' | 'too_large' | undefined;
   /** Physical paths already worked out in this analysis (path-resolution.ts), by raw absolute path. */
   readonly physical: Map<string, string>;
   /**
@@ -106,6 +113,9 @@ export function createFilesystemProbe(): FilesystemProbe {
       linkKinds.set(path, kind);
       return kind;
     },
+    readScript(path) {
+      return readScriptFile(throughAssumed(path));
+    },
     list(directory) {
       if (listings.has(directory)) return listings.get(directory);
       if (listed === MAX_DIRECTORY_LISTINGS) return 'too_large';
@@ -134,4 +144,38 @@ export function createFilesystemProbe(): FilesystemProbe {
     },
   };
   return probe;
+}
+
+/** Bytes looked at for a NUL, which text never holds and programs always do. */
+const BINARY_SNIFF_BYTES = 1024;
+
+function readScriptFile(path: string): string | 'not_regular' | 'too_large' | undefined {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (the hook would hang).
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (info.isDirectory()) return undefined;
+    if (!info.isFile()) return 'not_regular';
+    if (info.size > MAX_COMMAND_BYTES) return 'too_large';
+    // One byte more than measured, to see a file that grew meanwhile.
+    const buffer = Buffer.alloc(info.size + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(fd, buffer, length, buffer.length - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > info.size) return 'too_large';
+    if (buffer.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).includes(0)) return undefined;
+    return buffer.toString('utf8', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

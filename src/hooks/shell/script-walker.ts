@@ -206,6 +206,7 @@ export class ScriptWalker {
       if (body?.type === 'command') output = this.command(body, runState, input, applied.extraWords, applied.stdin, redirectNodes.map((redirect) => redirect.start));
       else if (applied.extraWords.length > 0) throw new UnanalyzableCommand('bash cannot parse the command: words follow the redirection of a compound command');
       else if (body) output = this.statement(body, runState, input);
+      this.recordOutputFile(applied, output);
       return applied.redirectsOutput ? undefined : output;
     };
     if (heredoc?.kind !== 'heredoc') return run(state);
@@ -235,10 +236,11 @@ export class ScriptWalker {
    * Reports what the redirections open, and returns the standard input they give the command
    * (a later one wins, as in bash) and the words the grammar put on them that are arguments.
    */
-  private applyRedirections(redirections: readonly Redirection[], state: ShellState, scope: ExpansionScope): { stdin: StdinSource | undefined; extraWords: SyntaxNode[][]; redirectsOutput: boolean } {
+  private applyRedirections(redirections: readonly Redirection[], state: ShellState, scope: ExpansionScope): AppliedRedirections {
     let stdin: StdinSource | undefined;
     const extraWords: SyntaxNode[][] = [];
     let redirectsOutput = false;
+    const outputFiles: string[] = [];
     for (const redirection of redirections) {
       extraWords.push(...redirection.extraWords);
       const readsStdin = redirection.descriptor === undefined || redirection.descriptor === '0';
@@ -256,15 +258,26 @@ export class ScriptWalker {
       }
       const { operator } = redirection;
       const words = redirection.target ? expandWord(redirection.target, scope) : [];
+      const writesStdout = redirection.descriptor === undefined || redirection.descriptor === '1';
       for (const word of words) {
         for (const kind of redirectionKinds(operator, word)) {
-          reportFile(this.session, state, kind, word, `${operator} redirection`);
+          const paths = reportFile(this.session, state, kind, word, `${operator} redirection`);
+          if (writesStdout && TRUNCATING_OUTPUT.has(operator)) outputFiles.push(...paths);
         }
       }
       if (operator === '<' && readsStdin && words.length === 1) stdin = { kind: 'file', word: words[0] as Word };
-      if ((operator.startsWith('>') || operator.startsWith('&>')) && (redirection.descriptor === undefined || redirection.descriptor === '1') && redirectionKinds(operator, words[0]).length > 0) redirectsOutput = true;
+      if ((operator.startsWith('>') || operator.startsWith('&>')) && writesStdout && redirectionKinds(operator, words[0]).length > 0) redirectsOutput = true;
     }
-    return { stdin, extraWords, redirectsOutput };
+    return { stdin, extraWords, redirectsOutput, outputFiles };
+  }
+
+  /**
+   * `echo 'cat .env' > x.sh`: what the command printed is now x.sh's content, for a later
+   * `bash x.sh` (script-files.ts). Known only for one file written from the start; otherwise the
+   * file stays written with unknown content.
+   */
+  private recordOutputFile(applied: AppliedRedirections, output: string | undefined): void {
+    if (applied.outputFiles.length === 1 && output !== undefined) this.session.writtenFiles.set(applied.outputFiles[0] as string, output);
   }
 
   /**
@@ -303,7 +316,9 @@ export class ScriptWalker {
     if (argv.length === 0 && assignments.length === 0) return undefined;
     const context = new InvocationContext(this, state, argv, input, { homeReassigned, assignments });
     dispatchCommand(context);
-    return applied.redirectsOutput ? undefined : staticOutput(argv, input);
+    const output = staticOutput(argv, input);
+    this.recordOutputFile(applied, output);
+    return applied.redirectsOutput ? undefined : output;
   }
 
   /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
@@ -365,6 +380,21 @@ export class ScriptWalker {
     return this.source.slice(node.start, node.end);
   }
 }
+
+/** What the redirections of one command did: see applyRedirections. */
+interface AppliedRedirections {
+  /** The standard input they give the command, if they change it. */
+  stdin: StdinSource | undefined;
+  /** Words the grammar put on the redirections that are arguments of the command. */
+  extraWords: SyntaxNode[][];
+  /** True when standard output goes to a file. */
+  redirectsOutput: boolean;
+  /** Physical paths standard output is written to from the start (`>`, `>|`, `&>`). */
+  outputFiles: string[];
+}
+
+/** Operators that send standard output to a file emptied first (`>>` appends to what was there). */
+const TRUNCATING_OUTPUT: ReadonlySet<string> = new Set(['>', '>|', '&>', '>&']);
 
 /** What a redirection operator does to the file it names (none for `2>&1`, `<&3`, `>&-`). */
 function redirectionKinds(operator: string, target: Word | undefined): FileOperationKind[] {

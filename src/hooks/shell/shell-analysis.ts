@@ -61,4 +61,11 @@ export interface ShellContext {
    * process' own: a hook runs with the environment of the agent whose shell runs the command.
    */
   cdpath?: string;
+  /**
+   * Whether the analysis may read the script file at this (physical) path to follow what a shell
+   * runs from it (`bash x.sh`, `source x.sh`, `./x.sh`). The hook says no for protected paths, so
+   * their contents never reach an analysis (or the ledger through it); without this, script files
+   * on disk are not read, and only what the command line itself writes into one is followed.
+   */
+  mayReadScript?: (path: string) => boolean;
 }

@@ -41,7 +41,8 @@ describe('shell analysis corpus', () => {
   });
 
   it.each(corpus.map((entry) => [entry.command.replace(/\n/g, '⏎'), entry] as const))('%s', (_, entry) => {
-    const result = analyzer.analyze(entry.command, { cwd: join(fixture.root, entry.cwd ?? '.'), home: fixture.home });
+    // As the hook does: script files are followed unless protected.
+    const result = analyzer.analyze(entry.command, { cwd: join(fixture.root, entry.cwd ?? '.'), home: fixture.home, mayReadScript: (path) => !isProtected(path, 'read', fixture) });
     if (entry.unparsable) {
       expect(result.ok).toBe(false);
       return;

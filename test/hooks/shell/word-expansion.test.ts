@@ -154,8 +154,8 @@ describe('globs (against the fixture directory)', () => {
   });
 
   it('reports a directory too large to list instead of pretending it saw every name', () => {
-    const probe = { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => 'too_large' as const, assumeSymlink: () => undefined };
+    const probe = { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => 'too_large' as const, assumeSymlink: () => undefined, readScript: () => undefined };
     expect(expandGlob(bare('*.env'), '/big', probe)).toEqual({ tooMany: true });
-    expect(expandGlob(literal('*') + bare('*'), fixture.root, { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => ['*x', 'y'], assumeSymlink: () => undefined })).toEqual({ matches: ['*x'] });
+    expect(expandGlob(literal('*') + bare('*'), fixture.root, { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => ['*x', 'y'], assumeSymlink: () => undefined, readScript: () => undefined })).toEqual({ matches: ['*x'] });
   });
 });

@@ -35,7 +35,7 @@ function attributeChanger(kind: 'mode' | 'owner'): CommandConvention {
       const targets = references.length > 0 || modeAsOption ? parsed.operands : parsed.operands.slice(1);
       const recursive = parsed.has('-R', '--recursive');
       const followFinal = !parsed.has('-h', '--no-dereference');
-      reportEach(context, 'write', targets, `${context.program} argument`, { ...(recursive && { recursive: true }), followFinal });
+      reportEach(context, 'write', targets, `${context.program} argument`, { ...(recursive && { recursive: true }), followFinal, keepsContent: true });
     },
   };
 }

@@ -1,11 +1,12 @@
-import type { CommandContext, CommandConvention } from '../command-context.js';
+import type { CommandContext, CommandConvention, FileOptions } from '../command-context.js';
+import type { ScriptRunner } from '../script-files.js';
 import type { Word } from '../word-expansion.js';
 import { argumentsOf, reportPathLikeArguments } from './operands.js';
 
 /**
  * Shells run code given to them in four ways, and each is followed:
  * - `sh -c 'code'`: the string is parsed again as a script (one level deeper);
- * - `sh script.sh args`: the script file is executed (its content is not read by the analysis);
+ * - `sh script.sh args`: the script file is executed, and the code in it followed (script-files.ts);
  * - `sh < script.sh`: the same, through standard input;
  * - `sh <<EOF … EOF`, `echo 'code' | sh`: code on standard input, parsed when it is known
  *   statically, dynamic interpreter code otherwise (`curl … | sh`).
@@ -57,7 +58,7 @@ const SHELL: CommandConvention = {
     }
     const script = operands[0];
     if (script !== undefined && !fromStdin && script.value !== '-') {
-      context.file('execute', script, `${context.program} script`);
+      context.file('execute', script, `${context.program} script`, shellRunner(context, 'new_shell'));
       reportPathLikeArguments(context, operands.slice(1), `${context.program} script argument`);
       return;
     }
@@ -69,7 +70,7 @@ const SHELL: CommandConvention = {
 export function codeFromStdin(context: CommandContext, language: 'shell' | 'other' = 'shell'): void {
   const stdin = context.stdin;
   if (stdin.kind === 'file') {
-    context.file('execute', stdin.word, `${context.program} reads its script from standard input`);
+    context.file('execute', stdin.word, `${context.program} reads its script from standard input`, language === 'shell' ? shellRunner(context, 'new_shell') : {});
     return;
   }
   if (language === 'shell' && stdin.kind === 'text' && stdin.text !== undefined) {
@@ -107,9 +108,14 @@ const SOURCE: CommandConvention = {
     const file = words[0];
     if (file === undefined) return;
     context.file('read', file, `${context.program} file`);
-    context.file('execute', file, `${context.program} file`);
+    context.file('execute', file, `${context.program} file`, shellRunner(context, 'same_shell'));
   },
 };
+
+/** fish reads its own language, which the bash grammar cannot follow: its script files stay opaque. */
+function shellRunner(context: CommandContext, runner: ScriptRunner): FileOptions {
+  return context.program === 'fish' ? {} : { runner };
+}
 
 /** trap 'code' SIGNAL…: the code runs later, in this shell. */
 const TRAP: CommandConvention = {
