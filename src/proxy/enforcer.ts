@@ -3,6 +3,7 @@ import { normalizeAction, type ActionIssue, type NormalizedAction } from '../act
 import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
 import { inThreadPassSigner, workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
 import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
+import { parseCompactJws } from '../actionpass/jws.js';
 import { loadPassSigner } from '../actionpass/key-ring.js';
 import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
@@ -211,13 +212,42 @@ export class Enforcer {
     return this.verifyPass(token, executedPayloadHash);
   }
 
+  /**
+   * The claims of a pass `verifyPass` refused, when the token is ours: its signature verifies
+   * under an unrevoked ActionPass key of the trust store and its claims are of the pass schema, so
+   * the actionId and payloadHash it names can be trusted, and recorded (`recordBlocked`), whatever
+   * else is wrong with it (expired, used, another payload, audience or tenant). Undefined for a
+   * token that is not ours (malformed, unknown or revoked kid, bad signature), which names nothing
+   * trustworthy. The pass verifier itself decides, given the expectations the claims state for
+   * themselves (a time inside their window, their audience, tenant and payload, an unused jti),
+   * so only the form, key, signature or schema can fail it.
+   */
+  trustedPassClaims(token: string): ActionPassClaims | undefined {
+    const claims = parseCompactJws(token)?.claims;
+    if (!claims) return undefined;
+    const check = verifyActionPass(token, {
+      trust: this.trust,
+      nowMs: Math.max(Number(claims.nbf), Number(claims.iat)) * 1000,
+      audience: String(claims.aud),
+      tenant: String(claims.tenant),
+      payloadHash: String(claims.payloadHash),
+      isPassUsed: () => false,
+    });
+    return check.ok ? check.claims : undefined;
+  }
+
   /** Records the outcome of an execution the caller performed itself after `verifyPass`. */
   async recordExecution(claims: ActionPassClaims, result: { outcome: 'succeeded' | 'failed'; executedPayloadHash: string; resultHash: string }): Promise<Receipt> {
     return this.append([executionCompleted(claims.actionId, claims.jti, claims.payloadHash, result)]).then((receipts) => receipts[0] as Receipt);
   }
 
-  /** Records a refusal at the execution boundary after `verifyPass` failed: nothing was sent. */
+  /**
+   * Records a refusal at the execution boundary after `verifyPass` failed: nothing was sent. The
+   * pass is spent by the attempt, here at once (before the record is durable, and even if the
+   * ledger fails) as by the record's fold after a restart, so it cannot be tried again.
+   */
   async recordBlocked(claims: ActionPassClaims, reason: string, executedPayloadHash: string): Promise<Receipt> {
+    this.state.markPassUsed(claims.jti);
     return this.append([executionBlocked(claims.actionId, reason, claims.payloadHash, executedPayloadHash)]).then((receipts) => receipts[0] as Receipt);
   }
 

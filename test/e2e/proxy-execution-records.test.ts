@@ -16,7 +16,6 @@ import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSvc } from '../../src/actionpass/sdk.js';
-import { SvcError } from '../../src/errors.js';
 import {
   chatAction,
   emailAction,
@@ -138,7 +137,7 @@ describe('/actions outcomes that are not executions, as the ledger records them'
     // the same ledger and refuses it for its exact payload.
     const sdk = await createSvc({ config: ws.configFile });
     try {
-      expect(() => sdk.verify(spent.token, spent.payload)).toThrow(expect.objectContaining({ code: 'actionpass_replayed' }) as SvcError);
+      await expect(sdk.verify(spent.token, spent.payload)).rejects.toMatchObject({ code: 'actionpass_replayed' });
     } finally {
       await sdk.close();
     }
