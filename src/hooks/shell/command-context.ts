@@ -26,8 +26,12 @@ export interface CommandContext {
   absolute(word: Word): string | undefined;
   /** Runs another command line made of these words, as the same shell would (wrappers, `find -exec`). */
   run(argv: readonly Word[], changes?: RunChanges): void;
-  /** Analyzes shell code given as a string (`sh -c`, `eval`, a heredoc fed to a shell) one level deeper. */
-  script(code: string, via: string, options?: { homeReassigned?: boolean; sameShell?: boolean }): void;
+  /**
+   * Analyzes shell code given as a string (`sh -c`, `eval`, a heredoc fed to a shell) one level
+   * deeper. `cwd`: it starts in that directory (`tmux new -c dir cmd`); `inHome`: in the home
+   * directory, as a login shell does (`ssh host cmd`).
+   */
+  script(code: string, via: string, options?: ScriptOptions): void;
   /** `cd`, `pushd`, `popd`: changes the working directory of the commands that follow. */
   changeDirectory(change: DirectoryChange): void;
   /** Records a directory the command creates, so a later `cd` into it is not doubted. */
@@ -38,6 +42,13 @@ export interface CommandContext {
    * target of a symbolic link is relative to the link's directory, of a hard link to the working one.
    */
   linked(target: Word, link: Word, symbolic: boolean): void;
+}
+
+export interface ScriptOptions {
+  homeReassigned?: boolean;
+  sameShell?: boolean;
+  cwd?: Word;
+  inHome?: boolean;
 }
 
 export interface FileOptions {

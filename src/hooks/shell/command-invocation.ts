@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { CommandContext, DirectoryChange, FileOptions, RunChanges, StdinSource } from './command-context.js';
+import type { CommandContext, DirectoryChange, FileOptions, RunChanges, ScriptOptions, StdinSource } from './command-context.js';
 import { reportEnvironment, type EnvironmentAssignment } from './commands/environment.js';
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
 import { searchesCdpath } from './cdpath.js';
@@ -102,7 +102,7 @@ export class InvocationContext implements CommandContext {
     let state = this.state;
     if (changes.cwd !== undefined) {
       state = copyState(state);
-      state.cwd = changes.cwd.value === undefined ? { known: false, text: changes.cwd.text, reason: changes.cwd.reason } : enterDirectory(state.cwd, changes.cwd.value);
+      state.cwd = directoryOf(state.cwd, changes.cwd);
     }
     const inner = new InvocationContext(this.walker, state, argv, changes.stdin ?? this.stdin, {
       homeReassigned: this.options.homeReassigned || changes.homeReassigned === true,
@@ -111,12 +111,14 @@ export class InvocationContext implements CommandContext {
     dispatchCommand(inner);
   }
 
-  script(code: string, via: string, options: { homeReassigned?: boolean; sameShell?: boolean } = {}): void {
+  script(code: string, via: string, options: ScriptOptions = {}): void {
     // `eval` and `source` run in this very shell (a `cd` in them stays); `sh -c` in a new one,
     // with the options it is started with (`bash -O dotglob -c 'cat *'`).
     const state = options.sameShell ? this.state : copyState(this.state);
     if (!options.sameShell) state.glob = globOptionsOfShellArguments(this.argv.slice(1), state.glob);
     if (this.options.homeReassigned || options.homeReassigned) state.home = undefined;
+    if (options.inHome) state.cwd = state.home === undefined ? { known: false, text: '~', reason: 'variable' } : knownDirectory(state.home);
+    if (options.cwd !== undefined) state.cwd = directoryOf(state.cwd, options.cwd);
     this.walker.session.analyzeScript(code, state, this.walker.depth + 1, via);
   }
 
@@ -179,6 +181,11 @@ export class InvocationContext implements CommandContext {
   private isDirectory(dir: string): boolean {
     return this.walker.session.createdDirectories.has(dir) || this.walker.session.probe.kind(dir) === 'directory';
   }
+}
+
+/** The directory `word` names from `cwd` (`env -C dir`, `tmux new -c dir`): unknown when the word is. */
+function directoryOf(cwd: WorkingDirectory, word: Word): WorkingDirectory {
+  return word.value === undefined ? { known: false, text: word.text, reason: word.reason } : enterDirectory(cwd, word.value);
 }
 
 /**

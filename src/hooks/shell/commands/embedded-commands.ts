@@ -135,7 +135,11 @@ const EMACS: CommandConvention = {
 const MAKE: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'fCIoWE', long: ['file', 'makefile', 'directory', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'jobserver-style'] });
-    for (const makefile of parsed.values('-f', '--file', '--makefile')) if (makefile.value !== '/dev/null') context.file('execute', makefile, 'make -f makefile');
+    for (const makefile of parsed.values('-f', '--file', '--makefile')) {
+      // A makefile on standard input holds recipes (shell code) in make's own syntax: code known only at run time.
+      if (makefile.value === '-' || makefile.value === '/dev/stdin') codeFromStdin(context, 'other');
+      else if (makefile.value !== '/dev/null') context.file('execute', makefile, 'make -f makefile');
+    }
     for (const text of parsed.values('-E', '--eval')) code(context, text, 'make --eval');
     const targets: Word[] = [];
     for (const word of parsed.operands) {

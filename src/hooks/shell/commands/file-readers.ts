@@ -135,7 +135,7 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   expand: reader({ syntax: { short: 't', long: ['tabs'] } }),
   unexpand: reader({ syntax: { short: 't', long: ['tabs'] } }),
   pr: reader({ syntax: { short: 'cdeFhilNnowsSW', long: ['columns', 'header', 'length', 'width', 'page-width', 'indent', 'first-line-number', 'sep-string'] } }),
-  column: reader({ syntax: { short: 'cstoNRHWdE', long: ['output-width', 'separator', 'output-separator', 'table-columns', 'table-right', 'table-hide', 'table-wrap', 'table-name'] } }),
+  column: reader({ syntax: { short: 'csoNRHWElC', long: ['output-width', 'separator', 'output-separator', 'table-columns', 'table-right', 'table-hide', 'table-wrap', 'table-name'] } }),
   iconv: reader({ syntax: { short: 'fto', long: ['from-code', 'to-code', 'output'] }, writeOptions: ['-o', '--output'] }),
   file: reader({ syntax: { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, readOptions: ['-m', '--magic-file'], listOptions: ['-f', '--files-from'] }),
   sum: PLAIN,

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
+import { codeFromStdin } from './shells.js';
 import { argumentsOf, isUrl, reportEach, reportLocalUrl } from './operands.js';
 
 /**
@@ -102,10 +103,20 @@ const WGET: CommandConvention = {
   },
 };
 
-/** ssh and its helpers: identity and config files are read; the remote command is not local. */
+/**
+ * ssh and its helpers: identity and config files are read. The remote command is shell code the
+ * login shell on the other side runs in the home directory; it is followed as if it ran here, in
+ * ours: it may (`ssh localhost cat proj/.env`), and a secret on another host is a secret too.
+ */
 const SSH: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'bcDEeFIiJLlmOopQRSWwB', stopAtOperand: true });
+    const command = parsed.operands.slice(1);
+    const unknown = command.find((word) => word.value === undefined);
+    if (unknown !== undefined) context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), unknown.reason, 'ssh remote command');
+    // The remote side joins the words with spaces, as `sh -c` gets them.
+    else if (command.length > 0) context.script(command.map((word) => word.value).join(' '), 'ssh remote command', { inHome: true });
+    else if (parsed.operands.length > 0 && !parsed.has('-N') && context.stdin.kind !== 'inherited') codeFromStdin(context);
     reportEach(context, 'read', parsed.values('-i'), 'ssh -i identity file');
     reportEach(context, 'read', parsed.values('-F'), 'ssh -F config file');
     reportEach(context, 'write', parsed.values('-E'), 'ssh -E log file');

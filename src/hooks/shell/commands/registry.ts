@@ -1,5 +1,6 @@
 import type { CommandConvention } from '../command-context.js';
 import { ARCHIVES } from './archives.js';
+import { DETACHED_RUNNERS } from './detached-runners.js';
 import { DIRECTORY_CHANGES } from './directory-changes.js';
 import { DOCKER_COMMANDS } from './docker.js';
 import { EMBEDDED_COMMANDS } from './embedded-commands.js';
@@ -35,6 +36,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...EMBEDDED_COMMANDS,
     find: FIND,
     ...WRAPPERS,
+    ...DETACHED_RUNNERS,
     ...SHELLS,
     ...INTERPRETERS,
     ...DIRECTORY_CHANGES,
