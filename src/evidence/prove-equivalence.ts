@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SvcError } from '../errors.js';
@@ -7,7 +6,10 @@ import { isCanonicalText } from '../events/canonical.js';
 import { checkRecord, type LedgerRecord } from '../events/catalogue.js';
 import { ChainChecker } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
-import { hashLeaf, MerkleTree, verifyInclusion } from '../events/merkle.js';
+import { parseCheckpoint } from '../events/checkpoint.js';
+import { InclusionProofCollector } from '../events/inclusion-proof-collector.js';
+import { readLines } from '../events/line-reader.js';
+import { hashLeaf, verifyInclusion } from '../events/merkle.js';
 import { judgeExecution, type EquivalenceVerdict } from '../projections/equivalence.js';
 import { evolve, initialState } from '../projections/state.js';
 import { BUNDLE_CHECKPOINT, BUNDLE_LEDGER } from './bundle.js';
@@ -67,68 +69,75 @@ export interface ProveResult {
  */
 export async function proveEquivalence(options: ProveOptions): Promise<ProveResult> {
   const { ledgerPath, checkpointFile } = await proofInput(options);
-  // One flat buffer of 32-byte leaves: a million small Buffers would cost far more than 32 MB.
-  let leaves = Buffer.alloc(32 * 4096);
-  let leafCount = 0;
-  const offsets: number[] = [];
-  const lengths: number[] = [];
-  const wanted: { verdict: EquivalenceVerdict; seqs: number[] }[] = [];
+  // Only the verdicts are kept from this pass: memory follows the executions judged, not the ledger.
+  const verdicts: EquivalenceVerdict[] = [];
   const pass = await runLedgerPass(ledgerPath, {
     checkpointFile,
     ...(options.pinnedKey && { pinnedKey: options.pinnedKey }),
     ...(options.onProgress && { onProgress: options.onProgress }),
-    onRecords: (records) => {
-      for (const { leafHash, offset, length } of records) {
-        if ((leafCount + 1) * 32 > leaves.length) leaves = Buffer.concat([leaves, Buffer.alloc(leaves.length)]);
-        leafHash.copy(leaves, leafCount * 32);
-        leafCount += 1;
-        offsets.push(offset);
-        lengths.push(length - 1);
-      }
-    },
     onVerdict: (verdict) => {
       if (options.actionId !== undefined && verdict.actionId !== options.actionId) return;
-      wanted.push({ verdict, seqs: [] });
+      verdicts.push(verdict);
     },
   });
-  if (pass.defect) return { holds: false, verdicts: wanted.map((item) => item.verdict), defect: pass.defect, uncovered: [] };
-  if (options.actionId !== undefined && wanted.length === 0) throw new SvcError('action_not_found', `no execution of action ${options.actionId} in ${ledgerPath}`);
+  if (pass.defect) return { holds: false, verdicts, defect: pass.defect, uncovered: [] };
+  if (options.actionId !== undefined && verdicts.length === 0) throw new SvcError('action_not_found', `no execution of action ${options.actionId} in ${ledgerPath}`);
 
   // Both candidates are verified by now, and cover no more records than the ledger holds: the
   // in-band notes by the chain checks, the checkpoint file by the pass (else pass.defect).
   const checkpoint = newer(pass.checkpointFile, pass.checker.lastCheckpoint);
-  const tree = MerkleTree.fromLeaves(leaves.subarray(0, leafCount * 32));
   const covered = checkpoint?.size ?? 0;
-  const uncovered = wanted.filter((item) => item.verdict.seq >= covered).map((item) => item.verdict.actionId);
-  const verdicts = wanted.map((item) => item.verdict);
+  const uncovered = verdicts.filter((verdict) => verdict.seq >= covered).map((verdict) => verdict.actionId);
   const holds = verdicts.every((verdict) => verdict.status !== 'violated') && uncovered.length === 0;
   if (!checkpoint || uncovered.length > 0) return { holds, verdicts, uncovered };
 
-  const handle = await open(ledgerPath, 'r');
-  try {
-    const include = async (seq: number): Promise<IncludedRecord> => {
-      const bytes = Buffer.alloc(lengths[seq] as number);
-      await handle.read(bytes, 0, bytes.length, offsets[seq] as number);
-      return { seq, line: bytes.toString('utf8'), proof: tree.inclusionProof(seq, checkpoint.size).map((hash) => hash.toString('base64')) };
-    };
-    const items: EquivalenceItem[] = [];
-    for (const { verdict } of wanted) {
-      const seqs = evidenceSeqs(verdict);
-      items.push({ actionId: verdict.actionId, verdict, records: await Promise.all(seqs.map(include)) });
+  const evidence = verdicts.map((verdict) => ({ verdict, seqs: evidenceSeqs(verdict) }));
+  const included = await includeRecords(ledgerPath, checkpoint, [0, ...evidence.flatMap((item) => item.seqs)]);
+  if ('code' in included) return { holds: false, verdicts, defect: included, uncovered: [] };
+  const proof: EquivalenceProof = {
+    format: PROOF_FORMAT,
+    origin: pass.checker.origin ?? '',
+    size: checkpoint.size,
+    root: included.root.toString('base64'),
+    checkpoint: checkpoint.note,
+    genesis: included.record(0),
+    items: evidence.map(({ verdict, seqs }) => ({ actionId: verdict.actionId, verdict, records: seqs.map(included.record) })),
+  };
+  return { holds, proof, verdicts, uncovered };
+}
+
+/**
+ * The second read of the ledger, after the pass has verified it: records 0 .. size-1 streamed
+ * once more, each leaf hash fed to an InclusionProofCollector, and only the wanted lines kept.
+ * Memory follows the number of wanted records (times log2 size), not the ledger's length. The
+ * recomputed root must be the checkpoint's: otherwise the file changed since it was verified.
+ */
+async function includeRecords(
+  ledgerPath: string,
+  checkpoint: { size: number; note: string },
+  seqs: readonly number[],
+): Promise<{ root: Buffer; record: (seq: number) => IncludedRecord } | Defect> {
+  const { size } = checkpoint;
+  const wanted = new Set(seqs);
+  const collector = new InclusionProofCollector(size, wanted);
+  const lines = new Map<number, string>();
+  reading: for await (const chunk of readLines(ledgerPath)) {
+    for (const line of chunk) {
+      if (collector.size === size || !line.terminated) break reading;
+      if (wanted.has(collector.size)) lines.set(collector.size, line.bytes.toString('utf8'));
+      collector.append(hashLeaf(line.bytes));
     }
-    const proof: EquivalenceProof = {
-      format: PROOF_FORMAT,
-      origin: pass.checker.origin ?? '',
-      size: checkpoint.size,
-      root: tree.rootAt(checkpoint.size).toString('base64'),
-      checkpoint: checkpoint.note,
-      genesis: await include(0),
-      items,
-    };
-    return { holds, proof, verdicts, uncovered };
-  } finally {
-    await handle.close();
   }
+  const changed = `${ledgerPath} changed while the proof was being made`;
+  if (collector.size < size) return { code: 'root_mismatch', seq: collector.size, message: `${changed}: it now has ${collector.size} records, the checkpoint covers ${size}` };
+  const root = collector.root();
+  if (!root.equals(parseCheckpoint(checkpoint.note).root)) return { code: 'root_mismatch', message: `${changed}: its first ${size} records no longer have the checkpoint's root` };
+  const record = (seq: number): IncludedRecord => {
+    const line = lines.get(seq);
+    if (line === undefined) throw new Error(`unreachable: record ${seq} was not collected`);
+    return { seq, line, proof: collector.inclusionProof(seq).map((hash) => hash.toString('base64')) };
+  };
+  return { root, record };
 }
 
 /** The records a verdict depends on: approval request and grant, the ActionPass, the execution. */
