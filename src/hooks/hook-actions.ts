@@ -69,12 +69,17 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
       const skipped = skipsIgnored && call.glob === undefined ? (found: FileOperation) => found.path !== undefined && ignoredByRipgrep(found.path, target.path) : undefined;
       return withProtectedInside([operation], tools, skipped).map((op) => operationAction(make, op, { pattern: cut(call.pattern), ...(call.glob !== undefined && { glob: cut(call.glob) }) }));
     }
-    case 'fetch':
-      return [make(`fetch ${call.url}`, 'web.page.fetch', resource('url', call.url), { url: cut(call.url) })];
+    case 'fetch': {
+      const fetch = make(`fetch ${call.url}`, 'web.page.fetch', resource('url', call.url), { url: cut(call.url) });
+      // A file: URL is a local read, whatever the runtime's fetcher makes of it.
+      const local = call.url.toLowerCase().startsWith('file:') ? decodeFileUri(call.url) : undefined;
+      return local === undefined ? [fetch] : [fetch, fileAction(make, 'read', tools.resolvePath(local, context), { via: `${toolName} file: URL` })];
+    }
     case 'mcp':
       return [
         make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload),
         ...mcpPaths(call.tool, call.arguments).map(({ kind, text, key }) => fileAction(make, kind, tools.resolvePath(text, context), { via: `${toolName} argument ${key}` })),
+        ...mcpBlobPaths(call.arguments).map(({ text, key }) => fileAction(make, 'read', tools.resolvePath(text, context), { via: `${toolName} argument ${key} (a git blob)` })),
       ];
     case 'other':
       return [];
@@ -160,6 +165,28 @@ function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' |
     }
   };
   visit(args, '', 0, undefined);
+  return found;
+}
+
+/** Argument names under which git MCP servers take a revision: `HEAD:.env` there names a file's content. */
+const MCP_REVISION_KEYS = new Set(['revision', 'rev', 'ref', 'commit', 'object', 'treeish', 'tree_ish', 'blob', 'target']);
+/** Argument names under which they take the repository the revision is in. */
+const MCP_REPOSITORY_KEYS = ['repo_path', 'repository', 'repo', 'repo_dir', 'cwd', 'path'];
+
+/**
+ * `git show HEAD:.env` through an MCP git server (`git_show { revision: 'HEAD:.env' }`): the
+ * path after the colon, in the repository argument (or the working directory), is read, from
+ * the history instead of the working tree, so it is judged as a read of that path.
+ */
+function mcpBlobPaths(args: Record<string, unknown>): { text: string; key: string }[] {
+  const repository = MCP_REPOSITORY_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
+  const found: { text: string; key: string }[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (!MCP_REVISION_KEYS.has(key.toLowerCase()) || typeof value !== 'string') continue;
+    const blob = /^[^:\s]*:(?:\.\/)?([^:\s].*)$/.exec(value)?.[1];
+    if (blob === undefined || /^[a-z][a-z0-9+.-]*\/\//i.test(blob)) continue;
+    found.push({ text: repository === undefined || blob.startsWith('/') ? blob : `${repository.replace(/\/+$/, '')}/${blob}`, key });
+  }
   return found;
 }
 

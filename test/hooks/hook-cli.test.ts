@@ -401,6 +401,15 @@ describe('svc hook: the guard keeps itself', () => {
     expect(await decide('mcp__fs__read_file', { path: 'src/app.ts' })).toBe('none');
   });
 
+  it('a git blob an MCP git server shows is a read of its path; a file: URL WebFetch is given is a local read', async () => {
+    expect(await decide('mcp__git__git_show', { repo_path: gws, revision: 'HEAD:.env' })).toBe('deny');
+    expect(await decide('mcp__git__git_show', { repo_path: gws, revision: 'main:./.env.local' })).toBe('deny');
+    expect(await decide('mcp__git__git_show', { repo_path: gws, revision: 'HEAD' })).toBe('none');
+    expect(await decide('mcp__git__git_show', { repo_path: gws, revision: 'HEAD:src/app.ts' })).toBe('none');
+    expect(await decide('WebFetch', { url: `file://${gws}/.env`, prompt: 'summarize' })).toBe('deny');
+    expect(await decide('WebFetch', { url: 'https://example.com/.env', prompt: 'summarize' })).toBe('none');
+  });
+
   it.each(['see (@.env)', 'see "@.env"', 'x,@.env', 'x @.env#L1', 'x @.env:1-3'])('a prompt mention after punctuation or with a line reference is refused: %s', async (prompt) => {
     const run = await runHook({ ...promptEvent(prompt), cwd: gws }, { cwd: gws });
     expect(run.code, run.stderr).toBe(0);
