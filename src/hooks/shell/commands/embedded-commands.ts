@@ -151,7 +151,26 @@ const MAKE: CommandConvention = {
   },
 };
 
+/**
+ * man: its pager (`-P`, `--pager`) and browser (`--html=`) are shell commands it runs on the
+ * page; `-l`/`--local-file` makes the operands files it formats and shows, as is an operand with
+ * a slash (`man ./x.1`); `-C` reads a configuration file. Other operands are page names.
+ */
+const MAN: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'CMPrLmepREsS', long: ['config-file', 'manpath', 'pager', 'prompt', 'locale', 'systems', 'extension', 'preprocessor', 'recode', 'encoding', 'sections', 'html'] });
+    for (const command of parsed.values('-P', '--pager', '--html')) {
+      if (command.value === undefined) code(context, command, 'man pager');
+      else context.script(command.value, 'man pager');
+    }
+    reportEach(context, 'read', parsed.values('-C', '--config-file'), 'man -C configuration file');
+    const local = parsed.has('-l', '--local-file');
+    for (const operand of parsed.operands) if (local || operand.value === undefined || operand.value.includes('/')) context.file('read', operand, 'man file');
+  },
+};
+
 export const EMBEDDED_COMMANDS: Record<string, CommandConvention> = {
+  man: MAN,
   sqlite3: SQLITE3,
   sqlite: SQLITE3,
   vi: VIM,
