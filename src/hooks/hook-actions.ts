@@ -3,7 +3,7 @@ import { relative, sep } from 'node:path';
 import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actionpass/action.js';
 import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
-import { findProtectedInside } from './protected-inside.js';
+import { findProtectedInside, WALK_LIMITS } from './protected-inside.js';
 import { ignoredAndUntracked } from './git-ignored.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
@@ -221,10 +221,13 @@ function hiddenBelow(file: string, root: string): boolean {
  */
 function withProtectedInside(operations: readonly FileOperation[], tools: PlanTools, skipped?: (found: FileOperation) => boolean): FileOperation[] {
   const expanded: FileOperation[] = [];
+  // One budget for all the walks of a call: `grep -r x d1 … d300` must not add up to minutes.
+  const deadline = performance.now() + PROTECTED_WALKS_BUDGET_MS;
   for (const operation of operations) {
     expanded.push(operation);
     if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
-    const inside = findProtectedInside(operation.path, tools.protects);
+    const left = deadline - performance.now();
+    const inside = left > 0 ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) }) : { found: [], complete: false };
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
       if (skipped?.(read)) continue;
@@ -237,6 +240,9 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
   }
   return expanded;
 }
+
+/** Time for all the walks for protected files under the recursive reads of one call. */
+const PROTECTED_WALKS_BUDGET_MS = 1_000;
 
 function operationAction(make: ActionMaker, operation: FileOperation, extra: Payload): PlannedAction {
   if (operation.path === undefined) {

@@ -17,7 +17,10 @@ export interface ProtectedInside {
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 
-export function findProtectedInside(dir: string, protects: (path: string) => string | undefined, limits = { entries: 20_000, ms: 150 }): ProtectedInside {
+/** Bounds of one walk: entries read, and milliseconds. */
+export const WALK_LIMITS = { entries: 20_000, ms: 150 } as const;
+
+export function findProtectedInside(dir: string, protects: (path: string) => string | undefined, limits: { entries: number; ms: number } = WALK_LIMITS): ProtectedInside {
   const found: ProtectedInside['found'] = [];
   const deadline = performance.now() + limits.ms;
   let seen = 0;

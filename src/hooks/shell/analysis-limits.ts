@@ -35,3 +35,10 @@ export const MAX_COMMANDS = 5_000;
 
 /** Wall-clock budget for one tree-sitter parse of a long input, in milliseconds. */
 export const PARSE_TIME_BUDGET_MS = 1_000;
+
+/**
+ * Wall-clock budget for a whole analysis, in milliseconds. The analysis is synchronous, so the
+ * hook's own timeout cannot interrupt it, and a runtime that gives up on a slow hook lets the
+ * call through: past this the command is refused instead.
+ */
+export const ANALYSIS_TIME_BUDGET_MS = 2_000;

@@ -1,7 +1,7 @@
-import { MAX_COMMAND_BYTES, MAX_SCRIPT_DEPTH, MAX_SYNTAX_NODES } from './analysis-limits.js';
+import { ANALYSIS_TIME_BUDGET_MS, MAX_COMMAND_BYTES, MAX_SCRIPT_DEPTH, MAX_SYNTAX_NODES } from './analysis-limits.js';
 import type { BashParser } from './bash-parser.js';
 import { createFilesystemProbe, type FilesystemProbe } from './filesystem-probe.js';
-import { OperationLog, UnanalyzableCommand } from './operation-log.js';
+import { AnalysisLimitReached, OperationLog, UnanalyzableCommand } from './operation-log.js';
 import type { ShellState } from './shell-state.js';
 import { ScriptWalker } from './script-walker.js';
 
@@ -14,25 +14,24 @@ export class AnalysisSession {
   readonly probe: FilesystemProbe = createFilesystemProbe();
   /** Directories created earlier in the command line (`mkdir -p out && cd out`). */
   readonly createdDirectories = new Set<string>();
-  /**
-   * Files the command line writes, by physical path, with what it writes there when that is known
-   * statically (`echo 'cat .env' > x.sh`); a later run of one runs that, not what is on disk now.
-   */
-  readonly writtenFiles = new Map<string, string | undefined>();
+  /** Files the command line writes, by physical path: a later run of one runs what is not on disk yet (script-files.ts). */
+  readonly writtenFiles = new Set<string>();
   /** Directories the command line writes whole trees into (`cp -r`, `tar x`): any file under them is written too. */
   readonly writtenTrees = new Set<string>();
   private nodesLeft = MAX_SYNTAX_NODES;
+  /** performance.now() past which the analysis gives up (ANALYSIS_TIME_BUDGET_MS). */
+  readonly deadline = performance.now() + ANALYSIS_TIME_BUDGET_MS;
 
   constructor(
     private readonly parser: BashParser,
     readonly mayReadScript: (path: string) => boolean = () => false,
   ) {}
 
-  /** What the command line wrote to `path` so far: `{ content }` (undefined when unknown), or undefined if it did not write it. */
-  written(path: string): { content: string | undefined } | undefined {
-    if (this.writtenFiles.has(path)) return { content: this.writtenFiles.get(path) };
-    for (const tree of this.writtenTrees) if (path.startsWith(`${tree}/`)) return { content: undefined };
-    return undefined;
+  /** True when the command line writes `path` (anywhere in it: the walk is not the order things run in). */
+  written(path: string): boolean {
+    if (this.writtenFiles.has(path)) return true;
+    for (const tree of this.writtenTrees) if (path.startsWith(`${tree}/`)) return true;
+    return false;
   }
 
   /**
@@ -44,9 +43,19 @@ export class AnalysisSession {
     if (code.length > MAX_COMMAND_BYTES / 3 && Buffer.byteLength(code, 'utf8') > MAX_COMMAND_BYTES) {
       throw new UnanalyzableCommand(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
     }
-    const parsed = this.parser.parse(code, this.nodesLeft);
-    if (!parsed.ok) throw new UnanalyzableCommand(depth === 0 ? parsed.message : `in nested shell code (${via}): ${parsed.message}`);
+    this.checkTime();
+    if (this.nodesLeft <= 0) throw new AnalysisLimitReached('the command is too large to analyze');
+    const parsed = this.parser.parse(code, this.nodesLeft, this.deadline);
+    if (!parsed.ok) {
+      const message = depth === 0 ? parsed.message : `in nested shell code (${via}): ${parsed.message}`;
+      throw parsed.limit ? new AnalysisLimitReached(message) : new UnanalyzableCommand(message);
+    }
     this.nodesLeft -= parsed.nodes;
     new ScriptWalker(this, code, depth).program(parsed.root, state);
+  }
+
+  /** Throws once the analysis has run past its time budget. */
+  checkTime(): void {
+    if (performance.now() > this.deadline) throw new AnalysisLimitReached(`the command takes more than ${ANALYSIS_TIME_BUDGET_MS} ms to analyze`);
   }
 }

@@ -11,11 +11,15 @@ import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, typ
 
 export type ParseResult =
   | { ok: true; root: SyntaxNode; nodes: number }
-  | { ok: false; message: string };
+  /** `limit`: a bound of the analysis (time, size), not a fault of the script itself. */
+  | { ok: false; message: string; limit?: true };
 
 export interface BashParser {
-  /** Parses one script. `nodeBudget` is what is left of the analysis' node allowance. */
-  parse(source: string, nodeBudget: number): ParseResult;
+  /**
+   * Parses one script. `nodeBudget` is what is left of the analysis' node allowance; `deadline`
+   * (performance.now()) is when the analysis as a whole gives up.
+   */
+  parse(source: string, nodeBudget: number, deadline?: number): ParseResult;
 }
 
 /** Long inputs get a wall-clock budget; short ones skip the progress callback's overhead. */
@@ -27,10 +31,10 @@ class TreeSitterBashParser implements BashParser {
     private readonly tables: GrammarTables,
   ) {}
 
-  parse(source: string, nodeBudget: number): ParseResult {
+  parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
     let tree;
     if (source.length > TIMED_PARSE_LENGTH) {
-      const deadline = performance.now() + PARSE_TIME_BUDGET_MS;
+      const deadline = Math.min(performance.now() + PARSE_TIME_BUDGET_MS, analysisDeadline);
       // Returning true cancels the parse (the typings say void; the runtime reads the value).
       tree = this.parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
     } else {
@@ -38,17 +42,14 @@ class TreeSitterBashParser implements BashParser {
     }
     if (!tree) {
       this.parser.reset();
-      return { ok: false, message: 'the command took too long to parse' };
+      return { ok: false, message: 'the command took too long to parse', limit: true };
     }
     try {
       // One call tells the size; an oversized tree is refused before any copying.
-      if (tree.rootNode.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze' };
+      if (tree.rootNode.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze', limit: true };
       const copy = copySyntaxTree(tree, this.tables, nodeBudget, MAX_TREE_DEPTH);
       if (!copy.ok) {
-        return {
-          ok: false,
-          message: copy.reason === 'too_deep' ? `the command nests too deeply (at offset ${copy.offset})` : 'the command is too large to analyze',
-        };
+        return copy.reason === 'too_deep' ? { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` } : { ok: false, message: 'the command is too large to analyze', limit: true };
       }
       repairRedirections(copy.root);
       const error = findSyntaxError(copy.root);

@@ -5,7 +5,7 @@ import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
 import { searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
-import { UnanalyzableCommand } from './operation-log.js';
+import { AnalysisLimitReached, UnanalyzableCommand } from './operation-log.js';
 import { resolvePath } from './path-resolution.js';
 import { codeRunFrom, type ScriptRunner } from './script-files.js';
 import type { ScriptWalker } from './script-walker.js';
@@ -37,6 +37,11 @@ export class InvocationContext implements CommandContext {
   ) {
     const name = argv[0]?.value;
     this.program = name === undefined ? '' : posix.basename(name);
+  }
+
+  /** True when the program is looked up in a PATH the command line changed (`PATH=./b:$PATH x`, `export PATH=…`). */
+  get pathChanged(): boolean {
+    return this.state.pathChanged || (this.options.assignments ?? []).some((assignment) => assignment.name === 'PATH');
   }
 
   get home(): string | undefined {
@@ -75,7 +80,7 @@ export class InvocationContext implements CommandContext {
     try {
       this.script(code.code, `${via} ${path}`, { sameShell: runner === 'same_shell' });
     } catch (error) {
-      if (!(error instanceof UnanalyzableCommand)) throw error;
+      if (!(error instanceof UnanalyzableCommand) || error instanceof AnalysisLimitReached) throw error;
       // The command line itself is fine; a script it runs that cannot be followed to the end is
       // code known only when it runs, for policy to decide.
       this.dynamic('execute', path, 'interpreter_code', `${via}: a script svc cannot follow to the end (${error.message})`);
@@ -183,6 +188,13 @@ export class InvocationContext implements CommandContext {
   }
 }
 
+/** Builtins bash runs itself, whatever PATH holds. */
+const SHELL_BUILTINS: ReadonlySet<string> = new Set([
+  '.', ':', '[', 'alias', 'bg', 'bind', 'break', 'builtin', 'caller', 'cd', 'command', 'compgen', 'complete', 'continue', 'declare', 'dirs', 'disown', 'echo', 'enable', 'eval', 'exec', 'exit',
+  'export', 'false', 'fc', 'fg', 'getopts', 'hash', 'help', 'history', 'jobs', 'kill', 'let', 'local', 'logout', 'mapfile', 'popd', 'printf', 'pushd', 'pwd', 'read', 'readarray', 'readonly',
+  'return', 'set', 'shift', 'shopt', 'source', 'suspend', 'test', 'times', 'trap', 'true', 'type', 'typeset', 'ulimit', 'umask', 'unalias', 'unset', 'wait',
+]);
+
 /** The directory `word` names from `cwd` (`env -C dir`, `tmux new -c dir`): unknown when the word is. */
 function directoryOf(cwd: WorkingDirectory, word: Word): WorkingDirectory {
   return word.value === undefined ? { known: false, text: word.text, reason: word.reason } : enterDirectory(cwd, word.value);
@@ -206,6 +218,7 @@ export function dispatchCommand(context: InvocationContext): void {
     return;
   }
   if (name.value.includes('/')) context.file('execute', name, 'program path', { runner: 'kernel' });
+  else if (context.pathChanged && !SHELL_BUILTINS.has(name.value)) context.dynamic('execute', name.value, 'variable', 'a program looked up in a PATH this command line changes');
   const convention = conventionFor(context.program);
   if (!convention.wrapper) context.record();
   context.applyShellOptions();

@@ -45,8 +45,7 @@ export function reportFile(session: AnalysisSession, state: ShellState, kind: Fi
       session.log.add({ kind, path: resolved.path, ...(resolved.realPath !== undefined && { realPath: resolved.realPath }), ...tree, via });
       physicalPaths.push(physical);
       if (kind === 'write' && options.keepsContent !== true) {
-        // What it writes is not known here (script-walker.ts records `echo … > f`'s text after).
-        session.writtenFiles.set(physical, undefined);
+        session.writtenFiles.add(physical);
         if (isTree) session.writtenTrees.add(physical);
       }
     }

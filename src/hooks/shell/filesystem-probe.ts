@@ -21,12 +21,13 @@ export interface FilesystemProbe {
    */
   list(directory: string): readonly string[] | 'too_large' | undefined;
   /**
-   * The text of the script file at `path` (a physical path: the last component is not followed),
-   * for a shell that runs it: undefined when there is nothing to run (no such file, a directory,
-   * unreadable, a binary program), `not_regular` for a FIFO or device (its code is unknown until
-   * it is read), `too_large` beyond MAX_COMMAND_BYTES.
+   * The bytes of the script file at `path` (a physical path: the last component is not followed)
+   * as text, NULs included, for a shell that runs it: undefined when there is nothing to read (no
+   * such file, a directory, unreadable), `not_regular` for a FIFO or device (its code is unknown
+   * until it is read), `linked` for a file with other names (a hard link: it could be a protected
+   * file under an innocent name), `too_large` beyond MAX_COMMAND_BYTES.
    */
-  readScript(path: string): string | 'not_regular' | 'too_large' | undefined;
+  readScript(path: string): string | 'not_regular' | 'linked' | 'too_large' | undefined;
   /** Physical paths already worked out in this analysis (path-resolution.ts), by raw absolute path. */
   readonly physical: Map<string, string>;
   /**
@@ -146,10 +147,7 @@ export function createFilesystemProbe(): FilesystemProbe {
   return probe;
 }
 
-/** Bytes looked at for a NUL, which text never holds and programs always do. */
-const BINARY_SNIFF_BYTES = 1024;
-
-function readScriptFile(path: string): string | 'not_regular' | 'too_large' | undefined {
+function readScriptFile(path: string): string | 'not_regular' | 'linked' | 'too_large' | undefined {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (the hook would hang).
@@ -161,6 +159,7 @@ function readScriptFile(path: string): string | 'not_regular' | 'too_large' | un
     const info = fstatSync(fd);
     if (info.isDirectory()) return undefined;
     if (!info.isFile()) return 'not_regular';
+    if (info.nlink > 1) return 'linked';
     if (info.size > MAX_COMMAND_BYTES) return 'too_large';
     // One byte more than measured, to see a file that grew meanwhile.
     const buffer = Buffer.alloc(info.size + 1);
@@ -171,7 +170,6 @@ function readScriptFile(path: string): string | 'not_regular' | 'too_large' | un
       length += read;
     }
     if (length > info.size) return 'too_large';
-    if (buffer.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).includes(0)) return undefined;
     return buffer.toString('utf8', 0, length);
   } catch {
     return undefined;

@@ -9,6 +9,12 @@ import type { FileOperation, SimpleCommand } from './shell-analysis.js';
 export class UnanalyzableCommand extends Error {}
 
 /**
+ * A bound of the whole analysis was reached (time, syntax nodes, operations, commands): nothing
+ * may turn it into anything but a refusal, not even a script file that could not be followed.
+ */
+export class AnalysisLimitReached extends UnanalyzableCommand {}
+
+/**
  * What one analysis found, in the order found. The same operation reached twice (a path named
  * by two commands, a heredoc parsed by two shells) is kept once, with the first explanation.
  */
@@ -21,12 +27,12 @@ export class OperationLog {
     const key = `${operation.kind}\u0000${operation.path ?? ''}\u0000${operation.realPath ?? ''}\u0000${operation.recursive === true}\u0000${operation.skips ?? ''}\u0000${operation.dynamic?.reason ?? ''}\u0000${operation.dynamic?.text ?? ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    if (this.operations.length >= MAX_OPERATIONS) throw new UnanalyzableCommand(`the command performs more than ${MAX_OPERATIONS} file operations`);
+    if (this.operations.length >= MAX_OPERATIONS) throw new AnalysisLimitReached(`the command performs more than ${MAX_OPERATIONS} file operations`);
     this.operations.push(operation);
   }
 
   addCommand(command: SimpleCommand): void {
-    if (this.commands.length >= MAX_COMMANDS) throw new UnanalyzableCommand(`the command line runs more than ${MAX_COMMANDS} commands`);
+    if (this.commands.length >= MAX_COMMANDS) throw new AnalysisLimitReached(`the command line runs more than ${MAX_COMMANDS} commands`);
     this.commands.push(command);
   }
 }

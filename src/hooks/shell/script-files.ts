@@ -4,12 +4,13 @@ import type { AnalysisSession } from './analysis-session.js';
 
 /**
  * A shell script is shell code kept in a file: `bash x.sh`, `source x.sh`, `sh < x.sh` and
- * `./x.sh` run whatever x.sh holds, as `sh -c` runs its string, so the analysis follows it. What
- * the file holds when the command runs is known in two ways: the command line wrote it earlier
- * (`echo 'cat .env' > x.sh; bash x.sh` runs what echo printed, or unknown code when that is not
- * plain), or it is on disk now and the hook lets the analysis read it (never a protected file:
- * its contents would reach the payloads). A file written earlier in the line and then run by any
- * other interpreter (`… > x.py; python3 x.py`) is code known only at run time, like `python -c`.
+ * `./x.sh` run whatever x.sh holds, as `sh -c` runs its string, so the analysis follows what is
+ * on disk now, when the hook lets it read the file (never a protected one: its contents would
+ * reach the payloads). A file the command line itself writes holds, when it runs, what no static
+ * reading can be sure of (which write ran last, through which descriptor, with which shell
+ * options and expansions), so running it, with a shell or any other interpreter
+ * (`echo 'cat .env' > x.sh; bash x.sh`, `… > x.py; python3 x.py`), is code known only at run
+ * time, like `python -c`.
  */
 
 /** How a command runs a file it executes. */
@@ -37,35 +38,39 @@ const SHELL_INTERPRETERS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', '
 
 /** What running the file at `path` (physical) with `runner` runs; `runner` undefined: an interpreter of another language. */
 export function codeRunFrom(path: string, runner: ScriptRunner | undefined, session: AnalysisSession): FileCode {
-  const written = session.written(path);
-  if (written !== undefined) {
-    if (runner === undefined) return { kind: 'unknown', why: 'a file this command line writes, run as code' };
-    if (written.content === undefined) return { kind: 'unknown', why: 'a script this command line writes' };
-    if (runner === 'kernel' && !isShellScript(written.content)) return { kind: 'unknown', why: 'a program this command line writes' };
-    return { kind: 'shell', code: written.content };
-  }
+  if (session.written(path)) return { kind: 'unknown', why: 'a file this command line writes, run as code' };
   if (runner === undefined || !session.mayReadScript(path)) return OPAQUE;
   const text = session.probe.readScript(path);
-  if (text === undefined) return OPAQUE;
+  // `bash x.s*` with x.sh written in the same line: the pattern matched nothing when analyzed.
+  if (text === undefined) return /[*?[]/.test(posix.basename(path)) ? { kind: 'unknown', why: 'a pattern that matches no file yet' } : OPAQUE;
   if (text === 'too_large') return { kind: 'unknown', why: `a script larger than ${MAX_COMMAND_BYTES} bytes` };
   if (text === 'not_regular') return { kind: 'unknown', why: 'a script read from a FIFO or device' };
+  if (text === 'linked') return { kind: 'unknown', why: 'a script with other names (a hard link), which svc does not read' };
+  // bash will not run a file whose first line holds a NUL (a compiled program, to the kernel);
+  // `source` reads any file, and both skip NULs elsewhere.
+  if (runner !== 'same_shell' && hasNulInFirstLine(text)) return OPAQUE;
   if (runner === 'kernel' && !isShellScript(text)) return OPAQUE;
-  return { kind: 'shell', code: text };
+  return { kind: 'shell', code: text.replaceAll('\0', '') };
+}
+
+/** bash's test for a binary file: a NUL before the first newline, within the first 80 bytes. */
+function hasNulInFirstLine(text: string): boolean {
+  const sample = text.slice(0, 80);
+  const newline = sample.indexOf('\n');
+  return (newline === -1 ? sample : sample.slice(0, newline)).includes('\0');
 }
 
 /**
- * True when the kernel would hand the file to a shell: its `#!` line names one (directly or
- * through `env`), or it has none, and then bash runs it itself (execve fails with ENOEXEC).
+ * True when the kernel may hand the file to a shell: any word of its `#!` line names one (so
+ * `#!/usr/bin/env -S -u X bash` and `#!/usr/bin/nice bash` count, whatever runs in between), or
+ * it has none, and then bash runs it itself (execve fails with ENOEXEC).
  */
 export function isShellScript(text: string): boolean {
   if (!text.startsWith('#!')) return true;
   const end = text.indexOf('\n');
-  const words = text.slice(2, end === -1 ? undefined : end).trim().split(/\s+/);
-  let index = 0;
-  if (posix.basename(words[0] ?? '') === 'env') {
-    index = 1;
-    // `#!/usr/bin/env -S bash -e`: options of env come before the program.
-    while ((words[index] ?? '').startsWith('-')) index += 1;
-  }
-  return SHELL_INTERPRETERS.has(posix.basename(words[index] ?? ''));
+  return text
+    .slice(2, end === -1 ? undefined : end)
+    .trim()
+    .split(/\s+/)
+    .some((word) => SHELL_INTERPRETERS.has(posix.basename(word)));
 }

@@ -88,6 +88,7 @@ export class ScriptWalker {
   }
 
   statement(node: SyntaxNode, state: ShellState, stdin: StdinSource): string | undefined {
+    this.session.checkTime();
     switch (node.type) {
       case 'command':
         return this.command(node, state, stdin, [], undefined, []);
@@ -206,7 +207,6 @@ export class ScriptWalker {
       if (body?.type === 'command') output = this.command(body, runState, input, applied.extraWords, applied.stdin, redirectNodes.map((redirect) => redirect.start));
       else if (applied.extraWords.length > 0) throw new UnanalyzableCommand('bash cannot parse the command: words follow the redirection of a compound command');
       else if (body) output = this.statement(body, runState, input);
-      this.recordOutputFile(applied, output);
       return applied.redirectsOutput ? undefined : output;
     };
     if (heredoc?.kind !== 'heredoc') return run(state);
@@ -240,7 +240,6 @@ export class ScriptWalker {
     let stdin: StdinSource | undefined;
     const extraWords: SyntaxNode[][] = [];
     let redirectsOutput = false;
-    const outputFiles: string[] = [];
     for (const redirection of redirections) {
       extraWords.push(...redirection.extraWords);
       const readsStdin = redirection.descriptor === undefined || redirection.descriptor === '0';
@@ -253,31 +252,20 @@ export class ScriptWalker {
       if (redirection.kind === 'heredoc') {
         // An unquoted heredoc expands `$(…)` in its body before the command reads it.
         if (!redirection.quoted && redirection.body) this.substitutionsIn(redirection.body, state);
-        if (readsStdin) stdin = { kind: 'text', from: 'heredoc', text: redirection.text };
+        if (readsStdin) stdin = { kind: 'text', from: 'heredoc', text: redirection.quoted ? redirection.text : unquotedHeredocText(redirection.text) };
         continue;
       }
       const { operator } = redirection;
       const words = redirection.target ? expandWord(redirection.target, scope) : [];
-      const writesStdout = redirection.descriptor === undefined || redirection.descriptor === '1';
       for (const word of words) {
         for (const kind of redirectionKinds(operator, word)) {
-          const paths = reportFile(this.session, state, kind, word, `${operator} redirection`);
-          if (writesStdout && TRUNCATING_OUTPUT.has(operator)) outputFiles.push(...paths);
+          reportFile(this.session, state, kind, word, `${operator} redirection`);
         }
       }
       if (operator === '<' && readsStdin && words.length === 1) stdin = { kind: 'file', word: words[0] as Word };
-      if ((operator.startsWith('>') || operator.startsWith('&>')) && writesStdout && redirectionKinds(operator, words[0]).length > 0) redirectsOutput = true;
+      if ((operator.startsWith('>') || operator.startsWith('&>')) && (redirection.descriptor === undefined || redirection.descriptor === '1') && redirectionKinds(operator, words[0]).length > 0) redirectsOutput = true;
     }
-    return { stdin, extraWords, redirectsOutput, outputFiles };
-  }
-
-  /**
-   * `echo 'cat .env' > x.sh`: what the command printed is now x.sh's content, for a later
-   * `bash x.sh` (script-files.ts). Known only for one file written from the start; otherwise the
-   * file stays written with unknown content.
-   */
-  private recordOutputFile(applied: AppliedRedirections, output: string | undefined): void {
-    if (applied.outputFiles.length === 1 && output !== undefined) this.session.writtenFiles.set(applied.outputFiles[0] as string, output);
+    return { stdin, extraWords, redirectsOutput };
   }
 
   /**
@@ -316,9 +304,7 @@ export class ScriptWalker {
     if (argv.length === 0 && assignments.length === 0) return undefined;
     const context = new InvocationContext(this, state, argv, input, { homeReassigned, assignments });
     dispatchCommand(context);
-    const output = staticOutput(argv, input);
-    this.recordOutputFile(applied, output);
-    return applied.redirectsOutput ? undefined : output;
+    return applied.redirectsOutput ? undefined : staticOutput(argv, input);
   }
 
   /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
@@ -337,6 +323,7 @@ export class ScriptWalker {
     // GLOBIGNORE and BASHOPTS change later globs (glob-options.ts), CDPATH later `cd`s; as the
     // prefix of one command too (conservatively: a shell that command starts inherits them).
     if (assigned !== undefined) state.glob = globOptionsAfterAssignment(assigned, state.glob);
+    if (assigned === 'PATH' && persistent) state.pathChanged = true;
     if (assigned === 'CDPATH') {
       const value = values.length === 0 ? '' : expanded?.length === 1 ? expanded[0]?.value : undefined;
       state.cdpath = value === undefined ? 'dynamic' : cdpathOf(value);
@@ -381,6 +368,25 @@ export class ScriptWalker {
   }
 }
 
+/**
+ * What a command reads from an unquoted heredoc (`<<EOF`): bash removes the backslash before
+ * `\`, `$`, `` ` `` and a newline first (so `cat .e\\nv` arrives as `cat .e\nv`, which a shell
+ * reads as `cat .env`); a `$` or `` ` `` left is an expansion, and then the text is unknown.
+ */
+function unquotedHeredocText(body: string): string | undefined {
+  let text = '';
+  for (let index = 0; index < body.length; index += 1) {
+    const char = body[index] as string;
+    if (char === '$' || char === '`') return undefined;
+    const next = body[index + 1];
+    if (char === '\\' && next !== undefined && '$`\\\n'.includes(next)) {
+      if (next !== '\n') text += next;
+      index += 1;
+    } else text += char;
+  }
+  return text;
+}
+
 /** What the redirections of one command did: see applyRedirections. */
 interface AppliedRedirections {
   /** The standard input they give the command, if they change it. */
@@ -389,12 +395,7 @@ interface AppliedRedirections {
   extraWords: SyntaxNode[][];
   /** True when standard output goes to a file. */
   redirectsOutput: boolean;
-  /** Physical paths standard output is written to from the start (`>`, `>|`, `&>`). */
-  outputFiles: string[];
 }
-
-/** Operators that send standard output to a file emptied first (`>>` appends to what was there). */
-const TRUNCATING_OUTPUT: ReadonlySet<string> = new Set(['>', '>|', '&>', '>&']);
 
 /** What a redirection operator does to the file it names (none for `2>&1`, `<&3`, `>&-`). */
 function redirectionKinds(operator: string, target: Word | undefined): FileOperationKind[] {

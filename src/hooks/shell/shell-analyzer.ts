@@ -36,7 +36,7 @@ class BashShellAnalyzer implements ShellAnalyzer {
       if (command.length > MAX_COMMAND_BYTES || Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return unparsable(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
       if (!posix.isAbsolute(context.cwd) || !posix.isAbsolute(context.home)) return unparsable('the working directory and the home directory must be absolute paths');
       const session = new AnalysisSession(this.parser, context.mayReadScript);
-      session.analyzeScript(command, { cwd: knownDirectory(posix.resolve(context.cwd)), previous: undefined, stack: [], home: posix.resolve(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: cdpathOf(context.cdpath ?? process.env.CDPATH) }, 0);
+      session.analyzeScript(command, { cwd: knownDirectory(posix.resolve(context.cwd)), previous: undefined, stack: [], home: posix.resolve(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: cdpathOf(context.cdpath ?? process.env.CDPATH), pathChanged: false }, 0);
       return { ok: true, commands: session.log.commands, operations: session.log.operations };
     } catch (error) {
       if (error instanceof UnanalyzableCommand) return unparsable(error.message);

@@ -19,8 +19,10 @@ export interface ShellState {
   glob: GlobOptions;
   /** Where `cd name` looks for `name` first (cdpath.ts). */
   cdpath: CdPath;
+  /** True once the script assigned PATH: a program named without a slash may then be any file. */
+  pathChanged: boolean;
 }
 
 export function copyState(state: ShellState): ShellState {
-  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath };
+  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath, pathChanged: state.pathChanged };
 }

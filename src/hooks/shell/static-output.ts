@@ -27,11 +27,11 @@ function echoOutput(args: string[]): string | undefined {
   let newline = true;
   let index = 0;
   for (; index < args.length && /^-[neE]+$/.test(args[index] as string); index += 1) {
-    const flags = args[index] as string;
-    if (flags.includes('n')) newline = false;
-    // `-e` interprets escapes; only text without backslashes is certain then.
-    if (flags.includes('e') && args.slice(index + 1).some((arg) => arg.includes('\\'))) return undefined;
+    if ((args[index] as string).includes('n')) newline = false;
   }
+  // dash's echo, and bash's under `shopt -s xpg_echo`, interpret escapes even without `-e`
+  // (`echo 'cat .e\0156v' | sh` runs `cat .env`): only text without backslashes is certain.
+  if (args.slice(index).some((arg) => arg.includes('\\'))) return undefined;
   return args.slice(index).join(' ') + (newline ? '\n' : '');
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,13 +99,41 @@ describe('script files', () => {
     expect(operations('./program').map((operation) => operation.kind)).toEqual(['execute']);
   });
 
-  it('follows what the line wrote, not what is on disk', () => {
+  it('runs a file the line writes as code known only at run time, whatever is on disk', () => {
     const found = operations("echo 'cat README.md' > leak.sh; bash leak.sh");
-    expect(found.map((operation) => [operation.kind, operation.path])).toEqual([
+    expect(found.map((operation) => [operation.kind, operation.path ?? operation.dynamic?.reason])).toEqual([
       ['write', join(root, 'leak.sh')],
       ['execute', join(root, 'leak.sh')],
-      ['read', join(root, 'README.md')],
+      ['execute', 'interpreter_code'],
     ]);
+  });
+
+  it('follows a script past a NUL after its first line, as bash does, and leaves one with a NUL in its first line to the kernel', () => {
+    writeFileSync(join(root, 'nul-later.sh'), 'echo a\n\0\ncat .env\n');
+    writeFileSync(join(root, 'nul-first.sh'), 'echo\0 a\ncat .env\n');
+    expect(operations('bash nul-later.sh').map((operation) => operation.path)).toContain(join(root, '.env'));
+    expect(operations('source nul-first.sh').map((operation) => operation.path)).toContain(join(root, '.env'));
+    expect(operations('bash nul-first.sh').map((operation) => operation.kind)).toEqual(['execute']);
+  });
+
+  it('follows a #! line that reaches a shell through another program', () => {
+    writeFileSync(join(root, 'niced.sh'), '#!/usr/bin/nice bash\ncat .env\n');
+    expect(operations('./niced.sh').map((operation) => operation.path)).toContain(join(root, '.env'));
+  });
+
+  it('does not read a script with other names (a hard link could be a protected file): it is unknown code', () => {
+    linkSync(join(root, 'leak.sh'), join(root, 'linked.sh'));
+    const last = operations('bash linked.sh').at(-1);
+    expect(last).toMatchObject({ kind: 'execute', dynamic: { reason: 'interpreter_code' } });
+    expect(last?.via).toMatch(/hard link/);
+    rmSync(join(root, 'linked.sh'));
+  });
+
+  it('refuses a command whose scripts exhaust the analysis, instead of skipping them', () => {
+    writeFileSync(join(root, 'heavy.sh'), `echo "${'$(('.repeat(12_000)}"\n`);
+    const result = analyzer.analyze(`${'. heavy.sh; '.repeat(400)}cat README.md`, { cwd: root, home, mayReadScript: () => true });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toMatch(/too large|takes more than|too long/);
   });
 
   it('treats a file under a tree the line wrote as unknown code', () => {
@@ -129,11 +157,11 @@ describe('through the hook engine', () => {
     }
   });
 
-  it('denies a protected read inside a script the line wrote', async () => {
+  it('asks for approval before running a script the line wrote', async () => {
     const engine = await startHookEngine({ workspace: root, home });
     try {
       const evaluation = await engine.decideShell("printf '%s\\n' 'cat .env' > run.sh && sh run.sh", root);
-      expect(evaluation?.decision).toBe('deny');
+      expect(evaluation?.decision).toBe('step_up');
     } finally {
       await engine.close();
     }

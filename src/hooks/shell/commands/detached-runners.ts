@@ -28,7 +28,7 @@ function runShellCommand(context: CommandContext, words: readonly Word[], via: s
 const TMUX_RUNNERS: Record<string, { syntax: OptionSyntax; directory: string }> = {
   'new-session': { syntax: { short: 'cefFnstxy' }, directory: '-c' },
   'new-window': { syntax: { short: 'ceFnt' }, directory: '-c' },
-  'split-window': { syntax: { short: 'celtF' }, directory: '-c' },
+  'split-window': { syntax: { short: 'celptF' }, directory: '-c' },
   'respawn-pane': { syntax: { short: 'cet' }, directory: '-c' },
   'respawn-window': { syntax: { short: 'cet' }, directory: '-c' },
   'run-shell': { syntax: { short: 'cdt' }, directory: '-c' },
@@ -37,50 +37,92 @@ const TMUX_RUNNERS: Record<string, { syntax: OptionSyntax; directory: string }> 
   'if-shell': { syntax: { short: 't' }, directory: '' },
 };
 
+/** tmux commands that run no code and open no file (a `#(…)` format in their arguments still does). */
+const TMUX_INERT = new Set([
+  'attach-session', 'break-pane', 'capture-pane', 'clear-history', 'clear-prompt-history', 'clock-mode', 'copy-mode', 'customize-mode', 'delete-buffer', 'detach-client', 'find-window',
+  'has-session', 'join-pane', 'kill-pane', 'kill-server', 'kill-session', 'kill-window', 'last-pane', 'last-window', 'link-window', 'list-buffers', 'list-clients', 'list-commands',
+  'list-keys', 'list-panes', 'list-sessions', 'list-windows', 'lock-client', 'lock-server', 'lock-session', 'move-pane', 'move-window', 'next-layout', 'next-window', 'previous-layout',
+  'previous-window', 'refresh-client', 'rename-session', 'rename-window', 'resize-pane', 'resize-window', 'rotate-window', 'select-layout', 'select-pane', 'select-window', 'send-prefix',
+  'server-access', 'set-buffer', 'show-buffer', 'show-environment', 'show-hooks', 'show-messages', 'show-options', 'show-prompt-history', 'show-window-options', 'start-server',
+  'suspend-client', 'swap-pane', 'swap-window', 'switch-client', 'unbind-key', 'unlink-window', 'wait-for', 'display-message',
+]);
+
+/** Every other tmux command: what it does with files, or that it runs code (hooks, options, key bindings, keys typed into a pane, menus, prompts). */
+const TMUX_OTHERS = [
+  'bind-key', 'choose-buffer', 'choose-client', 'choose-tree', 'command-prompt', 'confirm-before', 'display-menu', 'display-panes', 'load-buffer', 'paste-buffer', 'save-buffer',
+  'send-keys', 'set-environment', 'set-hook', 'set-option', 'set-window-option', 'source-file',
+];
+
+const TMUX_COMMANDS = [...Object.keys(TMUX_RUNNERS), ...TMUX_INERT, ...TMUX_OTHERS];
+
 const TMUX_ALIASES: Record<string, string> = {
-  new: 'new-session',
-  neww: 'new-window',
-  splitw: 'split-window',
-  respawnp: 'respawn-pane',
-  respawnw: 'respawn-window',
-  run: 'run-shell',
-  popup: 'display-popup',
-  pipep: 'pipe-pane',
-  if: 'if-shell',
-  send: 'send-keys',
+  attach: 'attach-session', bind: 'bind-key', breakp: 'break-pane', capturep: 'capture-pane', clearhist: 'clear-history', confirm: 'confirm-before', deleteb: 'delete-buffer',
+  detach: 'detach-client', menu: 'display-menu', display: 'display-message', displayp: 'display-panes', popup: 'display-popup', findw: 'find-window', has: 'has-session', if: 'if-shell',
+  joinp: 'join-pane', killp: 'kill-pane', killw: 'kill-window', lastp: 'last-pane', last: 'last-window', linkw: 'link-window', lsb: 'list-buffers', lsc: 'list-clients',
+  lscm: 'list-commands', lsk: 'list-keys', lsp: 'list-panes', ls: 'list-sessions', lsw: 'list-windows', loadb: 'load-buffer', lockc: 'lock-client', lock: 'lock-server',
+  locks: 'lock-session', movep: 'move-pane', movew: 'move-window', new: 'new-session', neww: 'new-window', nextl: 'next-layout', next: 'next-window', pasteb: 'paste-buffer',
+  pipep: 'pipe-pane', prevl: 'previous-layout', prev: 'previous-window', refresh: 'refresh-client', rename: 'rename-session', renamew: 'rename-window', resizep: 'resize-pane',
+  resizew: 'resize-window', respawnp: 'respawn-pane', respawnw: 'respawn-window', rotatew: 'rotate-window', run: 'run-shell', saveb: 'save-buffer', selectl: 'select-layout',
+  selectp: 'select-pane', selectw: 'select-window', send: 'send-keys', setb: 'set-buffer', setenv: 'set-environment', set: 'set-option', setw: 'set-window-option',
+  showb: 'show-buffer', showenv: 'show-environment', showmsgs: 'show-messages', show: 'show-options', showw: 'show-window-options', source: 'source-file', splitw: 'split-window',
+  start: 'start-server', suspendc: 'suspend-client', swapp: 'swap-pane', swapw: 'swap-window', switchc: 'switch-client', unbind: 'unbind-key', unlinkw: 'unlink-window', wait: 'wait-for',
 };
 
+/** The command a name means to tmux: itself, an alias, or the one command it is a prefix of (`new-sess`); undefined when unknown or ambiguous. */
+function tmuxCommandNamed(name: string): string | undefined {
+  const exact = TMUX_ALIASES[name] ?? (TMUX_COMMANDS.includes(name) ? name : undefined);
+  if (exact !== undefined) return exact;
+  const prefixed = TMUX_COMMANDS.filter((command) => command.startsWith(name));
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
 function tmuxCommand(context: CommandContext, words: readonly Word[]): void {
-  const name = words[0]?.value;
-  if (name === undefined) return;
-  const command = TMUX_ALIASES[name] ?? name;
-  if (command === 'send-keys') {
-    const keys = parseArguments(words.slice(1), { short: 'cNt' }).operands;
-    if (keys.length > 0) context.dynamic('execute', keys.map((key) => key.value ?? key.text).join(' '), 'interpreter_code', 'tmux send-keys (typed into a running shell)');
+  const first = words[0];
+  if (first === undefined) return;
+  const text = words.map((word) => word.value ?? word.text).join(' ');
+  const command = first.value === undefined ? undefined : tmuxCommandNamed(first.value);
+  // `#(…)` in a format runs a shell command, in any argument of any command.
+  if (command === undefined || words.some((word) => word.value === undefined || word.value.includes('#('))) {
+    context.dynamic('execute', text, 'interpreter_code', 'tmux command');
     return;
   }
-  if (command === 'source-file' || command === 'source') {
-    for (const file of parseArguments(words.slice(1), { short: 't' }).operands) context.file('execute', file, 'tmux source-file');
+  const rest = words.slice(1);
+  if (TMUX_INERT.has(command)) return;
+  if (command === 'load-buffer' || command === 'save-buffer') {
+    const file = parseArguments(rest, { short: 'bt' }).operands[0];
+    if (file !== undefined) context.file(command === 'load-buffer' ? 'read' : 'write', file, `tmux ${command}`);
     return;
   }
   const runner = TMUX_RUNNERS[command];
-  if (runner === undefined) return;
-  const parsed = parseArguments(words.slice(1), { ...runner.syntax, stopAtOperand: true });
+  if (runner === undefined) {
+    context.dynamic('execute', text, 'interpreter_code', `tmux ${command} (runs commands or types into a pane)`);
+    return;
+  }
+  const parsed = parseArguments(rest, { ...runner.syntax, stopAtOperand: true });
   const cwd = runner.directory === '' ? undefined : parsed.last(runner.directory);
-  // if-shell: a shell command, then tmux commands; pipe-pane and run-shell: one shell command.
-  const shellWords = command === 'if-shell' || command === 'pipe-pane' || command === 'run-shell' ? parsed.operands.slice(0, 1) : parsed.operands;
+  if (command === 'if-shell') {
+    // A shell command, then tmux commands to run on its outcome.
+    runShellCommand(context, parsed.operands.slice(0, 1), 'tmux if-shell', undefined);
+    for (const then of parsed.operands.slice(1)) context.dynamic('execute', then.value ?? then.text, 'interpreter_code', 'tmux if-shell command');
+    return;
+  }
+  // pipe-pane and run-shell take one shell command; the others one, or a program and its arguments.
+  const shellWords = command === 'pipe-pane' || command === 'run-shell' ? parsed.operands.slice(0, 1) : parsed.operands;
   runShellCommand(context, shellWords, `tmux ${command}`, cwd);
 }
 
-/** tmux [-c shell-command] [-f file] … command [args] [\; command …] */
+/** tmux [-c shell-command] [-f file] … command [args] [; command …]: an argument ending in `;` ends a command. */
 const TMUX: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'cfLST', stopAtOperand: true });
     for (const code of parsed.values('-c')) runShellCommand(context, [code], 'tmux -c', undefined);
-    for (const file of parsed.values('-f')) context.file('execute', file, 'tmux -f configuration (it can run commands)');
+    for (const file of parsed.values('-f')) context.dynamic('execute', file.value ?? file.text, 'interpreter_code', 'tmux -f configuration (it runs commands)');
     let command: Word[] = [];
     for (const word of parsed.operands) {
-      if (word.value === ';' || word.value === '\\;') {
+      const value = word.value;
+      if (value !== undefined && value.endsWith(';') && !value.endsWith('\\;')) {
+        const before = value.slice(0, -1);
+        if (before !== '') command.push({ ...word, value: before });
         tmuxCommand(context, command);
         command = [];
       } else command.push(word);
@@ -93,15 +135,16 @@ const TMUX: CommandConvention = {
 const SCREEN: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
-    // -X takes the rest of the line as a screen command; -Logfile is screen's one long option.
-    const x = words.findIndex((word) => word.value === '-X');
-    const parsed = parseArguments(x === -1 ? words : words.slice(0, x), { short: 'cehpSTs', stopAtOperand: true });
-    for (const file of parsed.values('-c')) context.file('execute', file, 'screen -c configuration (it can run commands)');
+    // -X (alone or in a cluster, `-dX`) takes the rest of the line as a command for a running screen.
+    const x = words.findIndex((word) => word.value === undefined || /^-[a-zA-Z]*X/.test(word.value));
     if (x !== -1) {
-      const command = words.slice(x + 1);
-      if (command.length > 0) context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', 'screen -X (a command for a running screen)');
+      context.dynamic('execute', words.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', 'screen -X (a command for a running screen)');
       return;
     }
+    const parsed = parseArguments(words, { short: 'cehpSTs', stopAtOperand: true });
+    for (const file of parsed.values('-c')) context.dynamic('execute', file.value ?? file.text, 'interpreter_code', 'screen -c configuration (it runs commands)');
+    // -s: the shell screen starts in each window.
+    for (const shell of parsed.values('-s')) context.file('execute', shell, 'screen -s shell', { runner: 'kernel' });
     if (parsed.operands.length > 0) context.run(parsed.operands);
   },
 };

@@ -54,6 +54,8 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_ASKPASS: 'program',
   SSH_ASKPASS: 'program',
   SUDO_ASKPASS: 'program',
+  // The shell screen, tmux, script, make and editors start (`SHELL=./x.sh screen -dm`).
+  SHELL: 'program',
   LD_PRELOAD: 'libraries',
   LD_AUDIT: 'libraries',
   DYLD_INSERT_LIBRARIES: 'libraries',
@@ -107,12 +109,16 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       context.script(text, via);
       return;
     case 'sourced':
+      // BASH_ENV, ENV: shell code the starting shell sources first.
+      context.file('read', value, via);
+      context.file('execute', value, via, { runner: 'same_shell' });
+      return;
     case 'git-config':
       context.file('read', value, via);
       context.file('execute', value, via);
       return;
     case 'program':
-      context.file('execute', value, via);
+      context.file('execute', value, via, { runner: 'kernel' });
       return;
     case 'libraries':
       for (const library of text.split(/[:\s]+/)) if (library !== '') context.file('execute', staticWord(library), via);

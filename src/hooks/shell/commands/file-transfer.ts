@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, isRemotePath, landingPlace, reportEach } from './operands.js';
+import { argumentsOf, isRemotePath, landingPlace, remoteFileHere, reportEach } from './operands.js';
 
 /**
  * Programs that copy, move or link files: sources are read (mv also deletes them),
@@ -100,11 +100,18 @@ const RSYNC: CommandConvention = {
     const destination = operands.length >= 2 ? operands[operands.length - 1] : undefined;
     const sources = destination === undefined ? operands : operands.slice(0, -1);
     for (const source of sources) {
-      if (source.value !== undefined && isRemotePath(source.value)) continue;
+      if (source.value !== undefined && isRemotePath(source.value)) {
+        const remote = remoteFileHere(context, source.value);
+        if (remote !== undefined) context.file('read', remote, 'rsync remote source', options);
+        continue;
+      }
       context.file('read', source, 'rsync source', options);
       if (parsed.has('--remove-source-files')) context.file('delete', source, 'rsync --remove-source-files', options);
     }
-    if (destination !== undefined && !(destination.value !== undefined && isRemotePath(destination.value))) context.file('write', destination, 'rsync destination', options);
+    if (destination !== undefined && destination.value !== undefined && isRemotePath(destination.value)) {
+      const remote = remoteFileHere(context, destination.value);
+      if (remote !== undefined) context.file('write', remote, 'rsync remote destination', options);
+    } else if (destination !== undefined) context.file('write', destination, 'rsync destination', options);
   },
 };
 
@@ -114,15 +121,19 @@ const SCP: CommandConvention = {
     const parsed = parseArguments(argumentsOf(context), { short: 'iFPocSlJDX' });
     reportEach(context, 'read', parsed.values('-i'), 'scp -i identity file');
     reportEach(context, 'read', parsed.values('-F'), 'scp -F config file');
-    reportEach(context, 'execute', parsed.values('-S'), 'scp -S program');
+    reportEach(context, 'execute', parsed.values('-S'), 'scp -S program', { runner: 'kernel' });
     const options = parsed.has('-r') ? { recursive: true } : {};
     const operands = parsed.operands;
     const destination = operands.length >= 2 ? operands[operands.length - 1] : undefined;
     const sources = destination === undefined ? operands : operands.slice(0, -1);
     const localDestination = destination !== undefined && !(destination.value !== undefined && isRemotePath(destination.value)) ? destination : undefined;
+    const remoteDestination = destination?.value !== undefined && localDestination === undefined ? remoteFileHere(context, destination.value) : undefined;
+    if (remoteDestination !== undefined) context.file('write', remoteDestination, 'scp remote destination', options);
     const intoDirectory = localDestination !== undefined && (sources.length > 1 || context.kindOf(localDestination) === 'directory');
     for (const source of sources) {
       if (source.value !== undefined && isRemotePath(source.value)) {
+        const remote = remoteFileHere(context, source.value);
+        if (remote !== undefined) context.file('read', remote, 'scp remote source', options);
         if (localDestination !== undefined) context.file('write', landingPlace(context, staticWord(source.value.slice(source.value.indexOf(':') + 1)), localDestination, intoDirectory), 'scp destination', options);
         continue;
       }

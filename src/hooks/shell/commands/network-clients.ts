@@ -2,8 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { codeFromStdin } from './shells.js';
-import { argumentsOf, isUrl, reportEach, reportLocalUrl } from './operands.js';
+import { argumentsOf, isUrl, remoteFileHere, reportEach, reportLocalUrl } from './operands.js';
 
 /**
  * Programs that move files over the network or hold keys: what they upload is a read (that is
@@ -103,6 +102,48 @@ const WGET: CommandConvention = {
   },
 };
 
+/** ssh's options that take a value. */
+const SSH_VALUE_OPTIONS = 'BbcDEeFIiJLlmOopQRSWw';
+
+/**
+ * ssh's words as ssh reads them: options may come before and after the destination (ssh parses
+ * them again after it), `--` ends them, and the first other word after the destination starts
+ * the remote command.
+ */
+function sshArguments(words: readonly Word[]): { options: { name: string; value?: Word }[]; destination?: Word; command: Word[] } {
+  const options: { name: string; value?: Word }[] = [];
+  let destination: Word | undefined;
+  let optionsEnded = false;
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index] as Word;
+    const value = word.value;
+    if (!optionsEnded && value === '--') {
+      optionsEnded = true;
+      continue;
+    }
+    if (!optionsEnded && value !== undefined && value.startsWith('-') && value.length > 1) {
+      for (let letter = 1; letter < value.length; letter += 1) {
+        const name = `-${value[letter]}`;
+        if (!SSH_VALUE_OPTIONS.includes(value[letter] as string)) {
+          options.push({ name });
+          continue;
+        }
+        const attached = value.slice(letter + 1);
+        const optionValue = attached !== '' ? { ...word, value: attached } : words[(index += 1)];
+        options.push({ name, ...(optionValue !== undefined && { value: optionValue }) });
+        break;
+      }
+      continue;
+    }
+    if (destination === undefined) {
+      destination = word;
+      continue;
+    }
+    return { options, destination, command: words.slice(index) };
+  }
+  return { options, ...(destination !== undefined && { destination }), command: [] };
+}
+
 /**
  * ssh and its helpers: identity and config files are read. The remote command is shell code the
  * login shell on the other side runs in the home directory; it is followed as if it ran here, in
@@ -110,24 +151,59 @@ const WGET: CommandConvention = {
  */
 const SSH: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'bcDEeFIiJLlmOopQRSWwB', stopAtOperand: true });
-    const command = parsed.operands.slice(1);
-    const unknown = command.find((word) => word.value === undefined);
-    if (unknown !== undefined) context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), unknown.reason, 'ssh remote command');
-    // The remote side joins the words with spaces, as `sh -c` gets them.
-    else if (command.length > 0) context.script(command.map((word) => word.value).join(' '), 'ssh remote command', { inHome: true });
-    else if (parsed.operands.length > 0 && !parsed.has('-N') && context.stdin.kind !== 'inherited') codeFromStdin(context);
-    reportEach(context, 'read', parsed.values('-i'), 'ssh -i identity file');
-    reportEach(context, 'read', parsed.values('-F'), 'ssh -F config file');
-    reportEach(context, 'write', parsed.values('-E'), 'ssh -E log file');
-    for (const option of parsed.values('-o')) {
-      const match = option.value !== undefined ? /^(IdentityFile|CertificateFile|UserKnownHostsFile)[= ]\s*(.+)$/i.exec(option.value) : null;
+    const parsed = sshArguments(argumentsOf(context));
+    const values = (name: string) => parsed.options.filter((option) => option.name === name && option.value !== undefined).map((option) => option.value as Word);
+    reportEach(context, 'read', values('-i'), 'ssh -i identity file');
+    reportEach(context, 'read', values('-F'), 'ssh -F config file');
+    reportEach(context, 'write', values('-E'), 'ssh -E log file');
+    reportEach(context, 'execute', values('-I'), 'ssh -I PKCS#11 library');
+    let remoteCommand: string | undefined;
+    for (const option of values('-o')) {
+      if (option.value === undefined) {
+        context.dynamic('execute', option.text, option.reason, 'ssh -o');
+        continue;
+      }
+      const match = /^(IdentityFile|CertificateFile|UserKnownHostsFile)[= ]\s*(.+)$/i.exec(option.value);
       if (match?.[2] !== undefined) {
         const path = match[2].trim();
         if (path.startsWith('~/')) homeFile(context, path.slice(2), `ssh -o ${match[1]}`);
         else context.file('read', staticWord(path), `ssh -o ${match[1]}`);
       }
-      if (option.value !== undefined && /^(ProxyCommand|LocalCommand|KnownHostsCommand)[= ]/i.test(option.value)) context.dynamic('execute', option.value, 'interpreter_code', 'ssh -o command');
+      if (/^(ProxyCommand|LocalCommand|KnownHostsCommand|PKCS11Provider|SecurityKeyProvider)[= ]/i.test(option.value)) context.dynamic('execute', option.value, 'interpreter_code', 'ssh -o command');
+      remoteCommand = /^RemoteCommand[= ]\s*(.*)$/i.exec(option.value)?.[1] ?? remoteCommand;
+    }
+    const unknown = parsed.command.find((word) => word.value === undefined);
+    if (unknown !== undefined) context.dynamic('execute', parsed.command.map((word) => word.value ?? word.text).join(' '), unknown.reason, 'ssh remote command');
+    // The remote side joins the words with spaces, as `sh -c` gets them.
+    else if (parsed.command.length > 0) context.script(parsed.command.map((word) => word.value).join(' '), 'ssh remote command', { inHome: true });
+    else if (remoteCommand !== undefined) context.script(remoteCommand, 'ssh RemoteCommand', { inHome: true });
+    else if (parsed.destination !== undefined && !parsed.options.some((option) => option.name === '-N') && context.stdin.kind !== 'inherited') {
+      // No command: the remote login shell reads its commands from standard input.
+      const stdin = context.stdin;
+      if (stdin.kind === 'text' && stdin.text !== undefined) context.script(stdin.text, 'ssh remote shell reading standard input', { inHome: true });
+      else context.dynamic('execute', stdin.kind === 'file' ? (stdin.word.value ?? stdin.word.text) : 'ssh (commands from standard input)', 'interpreter_code', 'ssh remote shell reading standard input');
+    }
+  },
+};
+
+/**
+ * sftp: `host:path` fetches that remote file (taken as if here, like scp's); a batch file
+ * (`-b file`, `-b -` for standard input) holds sftp commands, whose `!command` runs a local
+ * shell: code known only when sftp reads it; `-S` and `-D` are programs it runs.
+ */
+const SFTP: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'BbcDFiJloPRSs' });
+    reportEach(context, 'read', parsed.values('-i'), 'sftp -i identity file');
+    reportEach(context, 'read', parsed.values('-F'), 'sftp -F config file');
+    reportEach(context, 'execute', parsed.values('-S', '-D'), 'sftp program', { runner: 'kernel' });
+    for (const batch of parsed.values('-b')) {
+      if (batch.value !== '-') context.file('read', batch, 'sftp -b batch file');
+      context.dynamic('execute', batch.value ?? batch.text, 'interpreter_code', 'sftp -b batch (its ! commands run a local shell)');
+    }
+    for (const operand of parsed.operands) {
+      const remote = operand.value === undefined ? undefined : remoteFileHere(context, operand.value);
+      if (remote !== undefined) context.file('read', remote, 'sftp remote file');
     }
   },
 };
@@ -192,7 +268,7 @@ export const NETWORK_CLIENTS: Record<string, CommandConvention> = {
   curl: CURL,
   wget: WGET,
   ssh: SSH,
-  sftp: SSH,
+  sftp: SFTP,
   'ssh-keygen': SSH_KEYGEN,
   'ssh-add': SSH_ADD,
   'ssh-copy-id': { handler: (context) => reportEach(context, 'read', parseArguments(argumentsOf(context), { short: 'ipoF' }).values('-i'), 'ssh-copy-id -i') },

@@ -34,6 +34,22 @@ export function isRemotePath(value: string): boolean {
 }
 
 /**
+ * The file a remote `[user@]host:path` names, taken as if it were on this machine, in the home
+ * directory the remote side starts in: the host may be this one (`scp localhost:.aws/credentials`),
+ * and a secret copied from another host is a secret too. Undefined for a local path, a URL, an
+ * rsync daemon module (`host::module`), or when the home directory is not known.
+ */
+export function remoteFileHere(context: CommandContext, value: string): Word | undefined {
+  if (!isRemotePath(value) || isUrl(value)) return undefined;
+  const path = value.slice(value.indexOf(':') + 1);
+  if (path.startsWith(':')) return undefined;
+  if (path.startsWith('/')) return staticWord(path);
+  if (context.home === undefined) return undefined;
+  const relative = path === '~' ? '' : path.startsWith('~/') ? path.slice(2) : path;
+  return staticWord(relative === '' ? context.home : posix.join(context.home, relative));
+}
+
+/**
  * The heuristic for programs the analysis does not know: a word that looks like a path (contains
  * `/`, starts with `.`, or names something that exists) is probably a file the program opens.
  * Words known only at run time are reported as dynamic, since they could be any path.

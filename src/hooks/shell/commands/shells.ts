@@ -14,6 +14,9 @@ import { argumentsOf, reportPathLikeArguments } from './operands.js';
  * runs later; all are followed the same way.
  */
 
+/** Names of a process' own standard input: a script read from one is code from standard input (`bash /dev/stdin <<< 'cmd'`). */
+const STANDARD_INPUT: ReadonlySet<string> = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '/proc/thread-self/fd/0']);
+
 /** Options that take a value: `-o pipefail`, `-O extglob`, `--rcfile f`, `--init-file f`, fish `-C cmd`. */
 const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file', '-C', '--init-command', '--emulate', '--features', '--debug', '--debug-output', '--profile']);
 
@@ -57,7 +60,7 @@ const SHELL: CommandConvention = {
       return;
     }
     const script = operands[0];
-    if (script !== undefined && !fromStdin && script.value !== '-') {
+    if (script !== undefined && !fromStdin && script.value !== '-' && !STANDARD_INPUT.has(script.value ?? '')) {
       context.file('execute', script, `${context.program} script`, shellRunner(context, 'new_shell'));
       reportPathLikeArguments(context, operands.slice(1), `${context.program} script argument`);
       return;
@@ -107,6 +110,10 @@ const SOURCE: CommandConvention = {
     const words = argumentsOf(context).filter((word, index) => !(index === 0 && word.value === '--'));
     const file = words[0];
     if (file === undefined) return;
+    if (STANDARD_INPUT.has(file.value ?? '')) {
+      codeFromStdin(context);
+      return;
+    }
     context.file('read', file, `${context.program} file`);
     context.file('execute', file, `${context.program} file`, shellRunner(context, 'same_shell'));
   },
