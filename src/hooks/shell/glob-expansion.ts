@@ -63,7 +63,7 @@ export function expandGlob(marked: string, base: string, probe: FilesystemProbe,
       const names = probe.list(candidate.path);
       if (names === 'too_large') return { tooMany: true };
       if (names === undefined) continue;
-      const matching = names.filter((name) => (name[0] !== '.' || matcher.dot) && matcher.regex.test(name)).sort();
+      const matching = names.filter((name) => (name[0] !== '.' || matcher.dot) && matcher.matches(name)).sort();
       for (const name of matching) {
         next.push(join(candidate, name));
         if (next.length > MAX_GLOB_MATCHES) return { tooMany: true };
@@ -107,35 +107,78 @@ function splitComponents(marked: string): string[] {
 }
 
 interface ComponentMatcher {
-  regex: RegExp;
-  /** The component starts with a `.` (quoted or not), so it may match dot files. */
+  matches(name: string): boolean;
+  /** True when a leading `.` may be matched by a wildcard. */
   dot: boolean;
 }
 
+/** One element of a compiled pattern: `*`, or a test of one character (a literal, `?`, a bracket). */
+type PatternToken = { star: true } | { star: false; test: (char: string) => boolean };
+
+/**
+ * A pattern component compiled to tokens and matched in time proportional to the pattern's
+ * length times the name's (matchTokens), never by a backtracking regular expression:
+ * `a*a*a*…b` against a long name of `a`s would take minutes, and the analysis cannot be
+ * interrupted while a regex runs.
+ */
 function compileComponent(component: string, options: GlobOptions): ComponentMatcher {
-  let source = '^';
+  const flags = options.caseless ? 'si' : 's';
+  const literal = (char: string): PatternToken => {
+    if (!options.caseless) return { star: false, test: (other) => other === char };
+    const lower = char.toLowerCase();
+    return { star: false, test: (other) => other.toLowerCase() === lower };
+  };
+  const tokens: PatternToken[] = [];
   for (let i = 0; i < component.length; i += 1) {
     const char = component[i] as string;
     if (char === '\\') {
-      source += escapeRegex(component[i + 1] ?? '');
+      tokens.push(literal(component[i + 1] ?? ''));
       i += 1;
     } else if (char === '*') {
-      source += '.*';
+      if (tokens.at(-1)?.star !== true) tokens.push({ star: true });
     } else if (char === '?') {
-      source += '.';
+      tokens.push({ star: false, test: () => true });
     } else if (char === '[') {
       const bracket = compileBracket(component, i);
-      if (bracket === undefined) source += '\\[';
+      if (bracket === undefined) tokens.push(literal('['));
       else {
-        source += bracket.source;
+        // One character class against one character: a regex that cannot backtrack.
+        const oneChar = new RegExp(`^${bracket.source}$`, flags);
+        tokens.push({ star: false, test: (other) => oneChar.test(other) });
         i = bracket.end;
       }
     } else {
-      source += escapeRegex(char);
+      tokens.push(literal(char));
     }
   }
   const first = component[0] === '\\' ? component[1] : component[0];
-  return { regex: new RegExp(`${source}$`, options.caseless ? 'si' : 's'), dot: first === '.' || options.dot };
+  return { matches: (name) => matchTokens(tokens, name), dot: first === '.' || options.dot };
+}
+
+/** Wildcard matching with one backtracking point (the last `*`): at most pattern × name steps. */
+function matchTokens(tokens: readonly PatternToken[], name: string): boolean {
+  let token = 0;
+  let at = 0;
+  let lastStar = -1;
+  let starAt = 0;
+  while (at < name.length) {
+    const current = tokens[token];
+    if (current !== undefined && !current.star && current.test(name[at] as string)) {
+      token += 1;
+      at += 1;
+    } else if (current?.star === true) {
+      lastStar = token;
+      starAt = at;
+      token += 1;
+    } else if (lastStar !== -1) {
+      // Let the last `*` take one more character and try the rest again from there.
+      token = lastStar + 1;
+      starAt += 1;
+      at = starAt;
+    } else return false;
+  }
+  while (tokens[token]?.star === true) token += 1;
+  return token === tokens.length;
 }
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -187,10 +230,6 @@ function compileBracket(component: string, open: number): { source: string; end:
     body += escapeClass(char);
   }
   return undefined;
-}
-
-function escapeRegex(char: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
 }
 
 function escapeClass(char: string): string {

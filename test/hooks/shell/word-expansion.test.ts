@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAnsiC } from '../../../src/hooks/shell/ansi-c-string.js';
 import { BraceLimitExceeded, expandBraces } from '../../../src/hooks/shell/brace-expansion.js';
@@ -151,6 +152,22 @@ describe('globs (against the fixture directory)', () => {
     expect(words('~/.ss*/id_rsa*')).toEqual([`${fixture.home}/.ssh/id_rsa`, `${fixture.home}/.ssh/id_rsa.pub`]);
     expect(words('*.txt', 'sub/dir')).toEqual(['notes.txt']);
     expect(words('../../.en*', 'sub/dir')).toEqual(['../../.env', '../../.env.local']);
+  });
+
+  it('matches like a regular expression would, without its backtracking: a*a*…b against a long name is answered at once', () => {
+    const listing = (names: string[]) => ({ realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => names, assumeSymlink: () => undefined, readScript: () => undefined });
+    const long = 'a'.repeat(250);
+    expect(expandGlob(bare(`${'a*'.repeat(25)}b`), '/d', listing([long]))).toBeUndefined();
+    expect(expandGlob(bare(`${'a*'.repeat(25)}a`), '/d', listing([long]))).toEqual({ matches: [long] });
+    fc.assert(
+      fc.property(fc.stringMatching(/^[ab]{0,3}[*?][ab*?]{0,6}$/), fc.uniqueArray(fc.stringMatching(/^[ab]{1,8}$/), { maxLength: 6 }), (pattern, names) => {
+        const reference = new RegExp(`^${pattern.replaceAll('*', '.*').replaceAll('?', '.')}$`, 's');
+        const expected = names.filter((name) => reference.test(name)).sort();
+        const result = expandGlob(bare(pattern), '/d', listing(names));
+        expect(result === undefined ? [] : 'matches' in result ? result.matches : ['too many']).toEqual(expected);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('reports a directory too large to list instead of pretending it saw every name', () => {
