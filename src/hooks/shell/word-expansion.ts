@@ -73,8 +73,11 @@ export function expandWord(nodes: readonly SyntaxNode[], scope: ExpansionScope, 
   let marked = '';
   for (let index = 0; index < nodes.length; index += 1) {
     const node = nodes[index] as SyntaxNode;
-    // `$"…"` (a translated string) comes as a lone `$` token followed by the string.
-    if (node.type === '$' && nodes[index + 1]?.type === 'string' && nodes[index + 1]?.start === node.end) continue;
+    // `$"…"` (a translated string) comes as a lone `$` token followed by the string, or by a
+    // concatenation that starts with it (`$".e"nv`).
+    const next = nodes[index + 1];
+    const startsWithString = next?.type === 'string' || (next?.type === 'concatenation' && next.children[0]?.type === 'string');
+    if (node.type === '$' && startsWithString && next?.start === node.end) continue;
     marked += markNode(node, scope, atoms);
   }
   if (atoms.length > MAX_ATOMS) return [{ value: undefined, text, reason: 'unsupported' }];
@@ -226,11 +229,21 @@ function markChildren(node: SyntaxNode, from: number, to: number, scope: Expansi
   for (const child of node.children) {
     if (!isPart(child, node.type)) continue;
     if (child.start > at) out += markGap(scope.source.slice(at, child.start));
+    // `.e$"nv"`: the grammar leaves the `$` of a translated string to the text before it.
+    if (child.type === 'string' && endsWithBareDollar(out)) out = out.slice(0, -1);
     out += markNode(child, scope, atoms);
     at = Math.max(at, child.end);
   }
   if (to > at) out += markGap(scope.source.slice(at, to));
   return out;
+}
+
+/** True when marked text ends with an unquoted `$` (an even run of marking backslashes before it). */
+function endsWithBareDollar(marked: string): boolean {
+  if (!marked.endsWith('$')) return false;
+  let backslashes = 0;
+  for (let i = marked.length - 2; i >= 0 && marked[i] === '\\'; i -= 1) backslashes += 1;
+  return backslashes % 2 === 0;
 }
 
 /** Which children of a string or concatenation carry their own meaning (the rest is text). */
