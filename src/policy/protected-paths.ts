@@ -53,7 +53,8 @@ export const DEFAULT_READ_PROTECTED: readonly string[] = [
 ];
 
 /**
- * The guard's own files: an agent that can rewrite them can switch the guard off. Besides svc's
+ * The guard's own files, and files that become code: an agent that can rewrite them can switch
+ * the guard off, or run what it likes where no hook sees it. Besides svc's
  * own, every place a supported runtime reads hooks from (src/hooks/install), in the project and
  * in the home directory: a user-level `disableAllHooks: true` or an emptied hook list turns the
  * project's hook off as surely as editing it. The running svc itself (its package and the `svc`
@@ -75,6 +76,26 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '~/.gemini/settings.json',
   '~/.codex',
   '~/.copilot',
+  // Files whose content runs later as code, outside any hook's view: git aliases, fsmonitor and
+  // hooks (`!cat .env` in .git/config, then `git x`), shell startup files (then `bash -i`), MCP
+  // server commands the next session starts, direnv's .envrc.
+  '.git/config',
+  '.git/hooks',
+  '~/.gitconfig',
+  '~/.config/git',
+  '~/.bashrc',
+  '~/.bash_profile',
+  '~/.bash_login',
+  '~/.bash_logout',
+  '~/.profile',
+  '~/.zshenv',
+  '~/.zshrc',
+  '~/.zprofile',
+  '~/.zlogin',
+  '~/.config/fish',
+  '.mcp.json',
+  '~/.claude.json',
+  '.envrc',
 ];
 
 const pathPattern = z.string().min(1, 'a path pattern cannot be empty').max(1024).refine((pattern) => !pattern.includes('\0'), 'a path pattern cannot contain NUL');

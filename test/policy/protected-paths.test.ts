@@ -40,6 +40,14 @@ describe('protected paths', () => {
     expect(guard.protects(path, 'write')).toBeUndefined();
   });
 
+  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.envrc'])(
+    '%s becomes code later: write-protected, readable',
+    (path) => {
+      expect(guard.protects(path, 'write')).toBeDefined();
+      expect(guard.protects(path, 'read')).toBeUndefined();
+    },
+  );
+
   it('write-only paths may be read', () => {
     expect(guard.protects('/work/repo/svc.yml', 'read')).toBeUndefined();
     expect(guard.protects('/work/repo/.svc/ledger.jsonl', 'read')).toBeUndefined();
