@@ -141,6 +141,29 @@ export class InvocationContext implements CommandContext {
     if (change.kind === 'pushd') state.stack.push(from);
   }
 
+  /**
+   * Builtins that set the variables they name (`read PATH`, `printf -v BASH_ENV …`, `mapfile`,
+   * `getopts`), and `hash -p file name`, which makes a name run a file: the shell state they change.
+   */
+  applyVariableSetters(): void {
+    const words = this.argv.slice(1);
+    let names: readonly Word[] = [];
+    if (this.program === 'hash') {
+      if (words.some((word) => word.value === '-p')) this.state.pathChanged = true;
+      return;
+    }
+    if (this.program === 'printf') {
+      const option = words.findIndex((word) => word.value?.startsWith('-v') === true);
+      const named = words[option];
+      names = option === -1 || named === undefined ? [] : named.value === '-v' ? words.slice(option + 1, option + 2) : [{ ...named, value: named.value?.slice(2) } as Word];
+    } else if (VARIABLE_READERS.has(this.program)) names = words.filter((word) => !word.value?.startsWith('-'));
+    for (const word of names) {
+      // A name known only at run time may be PATH.
+      const name = word.value === undefined ? 'PATH' : /^(PATH|HOME|BASH_ENV|ENV)$/.exec(word.value)?.[1];
+      this.walker.variableSet(name, word, this.state);
+    }
+  }
+
   /** `shopt -s dotglob`, `setopt globdots`, …: later globs of this shell match differently. */
   applyShellOptions(): void {
     const glob = globOptionsAfterBuiltin(this.program, this.argv.slice(1), this.state.glob);
@@ -188,6 +211,9 @@ export class InvocationContext implements CommandContext {
   }
 }
 
+/** Builtins that read values into the variables their operands name. */
+const VARIABLE_READERS: ReadonlySet<string> = new Set(['read', 'mapfile', 'readarray', 'getopts']);
+
 /** Builtins bash runs itself, whatever PATH holds. */
 const SHELL_BUILTINS: ReadonlySet<string> = new Set([
   '.', ':', '[', 'alias', 'bg', 'bind', 'break', 'builtin', 'caller', 'cd', 'command', 'compgen', 'complete', 'continue', 'declare', 'dirs', 'disown', 'echo', 'enable', 'eval', 'exec', 'exit',
@@ -222,5 +248,6 @@ export function dispatchCommand(context: InvocationContext): void {
   const convention = conventionFor(context.program);
   if (!convention.wrapper) context.record();
   context.applyShellOptions();
+  context.applyVariableSetters();
   convention.handler(context);
 }

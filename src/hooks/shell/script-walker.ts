@@ -119,7 +119,15 @@ export class ScriptWalker {
         const assignments: EnvironmentAssignment[] = [];
         for (const child of node.type === 'variable_assignment' ? [node] : node.children) {
           if (child.type === 'variable_assignment') this.assignment(child, state, true, assignments);
-          else if (child.named) this.substitutionsIn(child, state);
+          else if (child.named) {
+            this.substitutionsIn(child, state);
+            // `export "BASH_ENV=x"`, `export {PATH,X}=…`: assignments the grammar sees as words.
+            for (const word of expandWord([child], this.scope(state), { glob: false })) this.variableSet(SENSITIVE_ASSIGNMENT.exec(word.value ?? word.text)?.[1], word, state);
+          }
+        }
+        // `declare -n r=BASH_ENV`: a later `r=…` sets the variable it names.
+        if (node.children.some((child) => this.text(child) === '-n')) {
+          for (const assignment of assignments) this.variableSet(SENSITIVE_NAME.exec(assignment.value.value ?? assignment.value.text)?.[1], assignment.value, state);
         }
         // An assignment to an exported variable (`export PAGER=…`, or `EDITOR=…` when EDITOR is exported) reaches later commands.
         if (assignments.length > 0) dispatchCommand(new InvocationContext(this, state, [], stdin, { homeReassigned: false, assignments }));
@@ -307,6 +315,18 @@ export class ScriptWalker {
     return applied.redirectsOutput ? undefined : staticOutput(argv, input);
   }
 
+  /**
+   * A variable that changes what later commands mean, set in a way the assignments above do not
+   * follow: PATH makes program names unknown, HOME makes `~` unknown, BASH_ENV and ENV are a
+   * script the next shell sources, known only at run time.
+   */
+  variableSet(name: string | undefined, word: Word, state: ShellState): void {
+    if (name === undefined) return;
+    if (name === 'PATH') state.pathChanged = true;
+    else if (name === 'HOME') state.home = undefined;
+    else this.session.log.add({ kind: 'execute', dynamic: { text: word.value ?? word.text, reason: 'variable' }, via: `${name} set to a script a later shell runs` });
+  }
+
   /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
   private assignment(node: SyntaxNode, state: ShellState, persistent: boolean, assignments: EnvironmentAssignment[]): boolean {
     const name = node.children.find((child) => child.field === 'name');
@@ -386,6 +406,10 @@ function unquotedHeredocText(body: string): string | undefined {
   }
   return text;
 }
+
+/** Variables whose value changes what later commands run or where `~` is. */
+const SENSITIVE_NAME = /^(PATH|HOME|BASH_ENV|ENV)$/;
+const SENSITIVE_ASSIGNMENT = /^(PATH|HOME|BASH_ENV|ENV)=/;
 
 /** What the redirections of one command did: see applyRedirections. */
 interface AppliedRedirections {

@@ -101,6 +101,12 @@ function runCode(context: CommandContext, code: Word, via: string): void {
   else context.script(code.value, via);
 }
 
+/** A command string a program runs with `sh -c`. */
+function runShellCode(context: CommandContext, code: Word, via: string): void {
+  if (code.value === undefined) context.dynamic('execute', code.text, code.reason, via);
+  else context.script(code.value, via);
+}
+
 /** zip: the first operand is the archive (`.zip` added when it has no extension), the rest are read. */
 const ZIP: CommandConvention = {
   handler(context) {
@@ -113,7 +119,21 @@ const ZIP: CommandConvention = {
       else if (skipping) continue;
       words.push(word);
     }
-    const parsed = parseArguments(words, { short: 'bntOPZsA', long: ['temp-path', 'suffixes', 'output-file', 'password', 'compression-method', 'split-size', 'from-date', 'before-date'] });
+    // `-TT cmd`, `--unzip-command cmd`: the command zip runs to test the archive.
+    const rest: Word[] = [];
+    for (let index = 0; index < words.length; index += 1) {
+      const word = words[index] as Word;
+      const value = word.value;
+      if (value === '-TT' || value === '--unzip-command') {
+        const command = words[(index += 1)];
+        if (command !== undefined) runShellCode(context, command, 'zip -TT test command');
+        continue;
+      }
+      const attached = value === undefined ? undefined : /^(?:-TT|--unzip-command=)(.+)$/s.exec(value)?.[1];
+      if (attached !== undefined) runShellCode(context, staticWord(attached), 'zip -TT test command');
+      else rest.push(word);
+    }
+    const parsed = parseArguments(rest, { short: 'bntOPZsA', long: ['temp-path', 'suffixes', 'output-file', 'password', 'compression-method', 'split-size', 'from-date', 'before-date'] });
     const [archive, ...files] = parsed.operands;
     if (archive !== undefined) {
       const named = archive.value !== undefined && posix.extname(archive.value) === '' ? staticWord(`${archive.value}.zip`) : archive;

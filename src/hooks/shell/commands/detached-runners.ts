@@ -99,6 +99,10 @@ function tmuxCommand(context: CommandContext, words: readonly Word[]): void {
     return;
   }
   const parsed = parseArguments(rest, { ...runner.syntax, stopAtOperand: true });
+  if (command === 'run-shell' && parsed.has('-C')) {
+    context.dynamic('execute', text, 'interpreter_code', 'tmux run-shell -C (a tmux command)');
+    return;
+  }
   const cwd = runner.directory === '' ? undefined : parsed.last(runner.directory);
   if (command === 'if-shell') {
     // A shell command, then tmux commands to run on its outcome.
@@ -115,6 +119,8 @@ function tmuxCommand(context: CommandContext, words: readonly Word[]): void {
 const TMUX: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'cfLST', stopAtOperand: true });
+    // Control mode (-C, -CC) reads tmux commands from standard input.
+    if (parsed.has('-C') && context.stdin.kind !== 'inherited') context.dynamic('execute', 'tmux -C (commands from standard input)', 'interpreter_code', 'tmux control mode');
     for (const code of parsed.values('-c')) runShellCommand(context, [code], 'tmux -c', undefined);
     for (const file of parsed.values('-f')) context.dynamic('execute', file.value ?? file.text, 'interpreter_code', 'tmux -f configuration (it runs commands)');
     let command: Word[] = [];

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
+import { reportSshConfigFiles, reportSshOption } from './network-clients.js';
 import { argumentsOf, isRemotePath, landingPlace, remoteFileHere, reportEach } from './operands.js';
 
 /**
@@ -120,7 +121,8 @@ const SCP: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'iFPocSlJDX' });
     reportEach(context, 'read', parsed.values('-i'), 'scp -i identity file');
-    reportEach(context, 'read', parsed.values('-F'), 'scp -F config file');
+    reportSshConfigFiles(context, parsed.values('-F'), 'scp');
+    for (const option of parsed.values('-o')) reportSshOption(context, option, 'scp');
     reportEach(context, 'execute', parsed.values('-S'), 'scp -S program', { runner: 'kernel' });
     const options = parsed.has('-r') ? { recursive: true } : {};
     const operands = parsed.operands;

@@ -25,6 +25,8 @@ export const GIT_CODE_SETTINGS = /^(core\.(pager|editor|sshcommand|fsmonitor|ask
 const GIT: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
+    // `git clone 'ext::sh -c cat% .env' x`: the ext transport runs its URL as a command.
+    for (const word of words) if (word.value?.startsWith('ext::') === true) context.dynamic('execute', word.value, 'interpreter_code', 'git ext:: transport command');
     let index = 0;
     for (; index < words.length; index += 1) {
       const word = words[index] as Word;

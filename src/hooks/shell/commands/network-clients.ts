@@ -102,6 +102,37 @@ const WGET: CommandConvention = {
   },
 };
 
+/**
+ * An `-o Keyword=value` of ssh, scp or sftp, in any of the spellings ssh accepts (`=` or spaces
+ * or a tab, a leading space, a quoted keyword): files it names are read, commands it gives are
+ * code. Returns the RemoteCommand it sets, if any.
+ */
+export function reportSshOption(context: CommandContext, option: Word, program: string): string | undefined {
+  if (option.value === undefined) {
+    context.dynamic('execute', option.text, option.reason, `${program} -o`);
+    return undefined;
+  }
+  const match = /^\s*"?([A-Za-z0-9]+)"?\s*(?:=\s*|\s+)(.*)$/s.exec(option.value);
+  const keyword = match?.[1]?.toLowerCase();
+  const value = (match?.[2] ?? '').trim();
+  if (keyword === undefined) return undefined;
+  if (['identityfile', 'certificatefile', 'userknownhostsfile', 'globalknownhostsfile', 'identityagent', 'include'].includes(keyword)) {
+    if (value.startsWith('~/')) homeFile(context, value.slice(2), `${program} -o ${match?.[1] ?? ''}`);
+    else context.file('read', staticWord(value), `${program} -o ${match?.[1] ?? ''}`);
+  }
+  if (['proxycommand', 'localcommand', 'knownhostscommand', 'pkcs11provider', 'securitykeyprovider', 'match', 'include'].includes(keyword)) context.dynamic('execute', option.value, 'interpreter_code', `${program} -o command`);
+  return keyword === 'remotecommand' ? value : undefined;
+}
+
+/** `-F file`: an ssh configuration is read, and its ProxyCommand, LocalCommand or `Match exec` can run anything. */
+export function reportSshConfigFiles(context: CommandContext, files: readonly Word[], program: string): void {
+  for (const file of files) {
+    if (file.value === '/dev/null' || file.value === 'none') continue;
+    context.file('read', file, `${program} -F config file`);
+    context.dynamic('execute', file.value ?? file.text, 'interpreter_code', `${program} -F config file (it can run commands)`);
+  }
+}
+
 /** ssh's options that take a value. */
 const SSH_VALUE_OPTIONS = 'BbcDEeFIiJLlmOopQRSWw';
 
@@ -154,24 +185,11 @@ const SSH: CommandConvention = {
     const parsed = sshArguments(argumentsOf(context));
     const values = (name: string) => parsed.options.filter((option) => option.name === name && option.value !== undefined).map((option) => option.value as Word);
     reportEach(context, 'read', values('-i'), 'ssh -i identity file');
-    reportEach(context, 'read', values('-F'), 'ssh -F config file');
     reportEach(context, 'write', values('-E'), 'ssh -E log file');
     reportEach(context, 'execute', values('-I'), 'ssh -I PKCS#11 library');
+    reportSshConfigFiles(context, values('-F'), 'ssh');
     let remoteCommand: string | undefined;
-    for (const option of values('-o')) {
-      if (option.value === undefined) {
-        context.dynamic('execute', option.text, option.reason, 'ssh -o');
-        continue;
-      }
-      const match = /^(IdentityFile|CertificateFile|UserKnownHostsFile)[= ]\s*(.+)$/i.exec(option.value);
-      if (match?.[2] !== undefined) {
-        const path = match[2].trim();
-        if (path.startsWith('~/')) homeFile(context, path.slice(2), `ssh -o ${match[1]}`);
-        else context.file('read', staticWord(path), `ssh -o ${match[1]}`);
-      }
-      if (/^(ProxyCommand|LocalCommand|KnownHostsCommand|PKCS11Provider|SecurityKeyProvider)[= ]/i.test(option.value)) context.dynamic('execute', option.value, 'interpreter_code', 'ssh -o command');
-      remoteCommand = /^RemoteCommand[= ]\s*(.*)$/i.exec(option.value)?.[1] ?? remoteCommand;
-    }
+    for (const option of values('-o')) remoteCommand = reportSshOption(context, option, 'ssh') ?? remoteCommand;
     const unknown = parsed.command.find((word) => word.value === undefined);
     if (unknown !== undefined) context.dynamic('execute', parsed.command.map((word) => word.value ?? word.text).join(' '), unknown.reason, 'ssh remote command');
     // The remote side joins the words with spaces, as `sh -c` gets them.
@@ -195,7 +213,8 @@ const SFTP: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'BbcDFiJloPRSs' });
     reportEach(context, 'read', parsed.values('-i'), 'sftp -i identity file');
-    reportEach(context, 'read', parsed.values('-F'), 'sftp -F config file');
+    reportSshConfigFiles(context, parsed.values('-F'), 'sftp');
+    for (const option of parsed.values('-o')) reportSshOption(context, option, 'sftp');
     reportEach(context, 'execute', parsed.values('-S', '-D'), 'sftp program', { runner: 'kernel' });
     for (const batch of parsed.values('-b')) {
       if (batch.value !== '-') context.file('read', batch, 'sftp -b batch file');

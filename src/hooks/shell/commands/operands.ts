@@ -40,11 +40,18 @@ export function isRemotePath(value: string): boolean {
  * rsync daemon module (`host::module`), or when the home directory is not known.
  */
 export function remoteFileHere(context: CommandContext, value: string): Word | undefined {
-  if (!isRemotePath(value) || isUrl(value)) return undefined;
-  const path = value.slice(value.indexOf(':') + 1);
+  if (!isRemotePath(value)) return undefined;
+  let path: string;
+  if (isUrl(value)) {
+    // `scp://[user@]host[:port]/path`, `sftp://…`: the path after the host, from the home directory.
+    const url = /^(?:scp|sftp):\/\/[^/]*\/?(.*)$/i.exec(value);
+    if (url === null) return undefined;
+    path = url[1] ?? '';
+  } else path = value.slice(value.indexOf(':') + 1);
   if (path.startsWith(':')) return undefined;
   if (path.startsWith('/')) return staticWord(path);
-  if (context.home === undefined) return undefined;
+  // `sudo scp host:.aws/credentials …`: whose home it is is not known, so neither is the file.
+  if (context.home === undefined) return { value: undefined, text: value, reason: 'variable' };
   const relative = path === '~' ? '' : path.startsWith('~/') ? path.slice(2) : path;
   return staticWord(relative === '' ? context.home : posix.join(context.home, relative));
 }

@@ -1,4 +1,7 @@
+import { posix } from 'node:path';
 import type { CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { interpreterName } from './interpreters.js';
 import { argumentsOf, reportPathLikeArguments, responseFile } from './operands.js';
 
 /**
@@ -12,9 +15,25 @@ import { argumentsOf, reportPathLikeArguments, responseFile } from './operands.j
  */
 export const UNKNOWN_PROGRAM: CommandConvention = {
   handler(context) {
-    reportPathLikeArguments(context, argumentsOf(context), `${context.program || 'program'} argument`);
+    const words = argumentsOf(context);
+    reportPathLikeArguments(context, words, `${context.program || 'program'} argument`);
+    // `setpriv --reuid 0 sh -c 'cat .env'`: a program svc does not know may be a wrapper, and a
+    // shell or interpreter among its arguments with inline code is run as it would run alone.
+    const start = words.findIndex((word, index) => word.value !== undefined && runsCode(posix.basename(word.value)) && words.slice(index + 1).some(isInlineCodeOption));
+    if (start !== -1) context.run(words.slice(start));
   },
 };
+
+const SHELL_NAMES: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'busybox']);
+
+function runsCode(name: string): boolean {
+  return SHELL_NAMES.has(name) || interpreterName(name) !== undefined;
+}
+
+/** `-c`, `-lc`, `-e`, `--eval`, `--command`: the option that gives a shell or interpreter its code. */
+function isInlineCodeOption(word: Word): boolean {
+  return word.value !== undefined && (/^-[a-zA-Z]*[ceErp]$/.test(word.value) || word.value === '--eval' || word.value === '--command');
+}
 
 /**
  * Compilers and tools documented to expand `@file` into the file's words: every `@word` is a

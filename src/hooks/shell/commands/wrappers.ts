@@ -2,6 +2,7 @@ import { parseArguments, staticWord, type OptionSyntax } from '../argument-parse
 import type { CommandContext, CommandConvention, RunChanges } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { reportEnvironment, type EnvironmentAssignment } from './environment.js';
+import { codeFromStdin } from './shells.js';
 import { argumentsOf, DOTENV_FILE, reportEach, reportEnvFiles, runtimeInput, shellJoin } from './operands.js';
 import { UNKNOWN_PROGRAM } from './unknown-program.js';
 
@@ -75,6 +76,8 @@ const SUDO: CommandConvention = {
     const changes: RunChanges = { homeReassigned: true };
     const directory = parsed.last('-D', '--chdir');
     if (directory !== undefined) changes.cwd = directory;
+    // -i runs a login shell: the command starts in the target user's home, which is not known here.
+    if (parsed.has('-i', '--login')) changes.cwd = { value: undefined, text: '~target-user', reason: 'variable' };
     if (parsed.operands.length > 0) context.run(parsed.operands, changes);
   },
 };
@@ -134,7 +137,10 @@ const FLOCK: CommandConvention = {
     const [lock, ...inner] = parsed.operands;
     if (lock !== undefined && !(lock.value !== undefined && /^\d+$/.test(lock.value))) context.file('write', lock, 'flock lock file');
     for (const code of parsed.values('-c', '--command')) runCode(context, code, 'flock -c');
-    if (inner.length > 0) context.run(inner);
+    // `flock FILE -c STRING`, the documented order: -c after the lock file.
+    const first = inner[0]?.value;
+    if ((first === '-c' || first === '--command') && inner[1] !== undefined) runCode(context, inner[1], 'flock -c');
+    else if (inner.length > 0) context.run(inner);
   },
 };
 
@@ -142,8 +148,32 @@ const FLOCK: CommandConvention = {
 const SU: CommandConvention = {
   wrapper: true,
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'] });
-    for (const code of parsed.values('-c', '--command', '--session-command')) runCode(context, code, 'su -c', true);
+    const words = argumentsOf(context);
+    const parsed = parseArguments(words, { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'] });
+    // `su -`, `-l`, `--login`: a login shell, started in the target user's home (not known here).
+    const login = parsed.has('-l', '--login') || words.some((word) => word.value === '-');
+    for (const code of parsed.values('-c', '--command', '--session-command')) {
+      if (login) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'variable', 'su login shell command (in the target user\'s home)');
+      else runCode(context, code, 'su -c', true);
+    }
+  },
+};
+
+/** sg GROUP [-c] COMMAND: the command is shell code, run with another group. */
+const SG: CommandConvention = {
+  wrapper: true,
+  handler(context) {
+    const words = argumentsOf(context).filter((word) => word.value !== '-c');
+    const code = words[1];
+    if (code !== undefined) runCode(context, code, 'sg command');
+  },
+};
+
+/** Programs that run code given in a language of their own (expect's Tcl, GNU parallel's command lines): code known only at run time. */
+const CODE_RUNNER: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    if (words.length > 0) context.dynamic('execute', words.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', `${context.program} (runs commands of its own)`);
   },
 };
 
@@ -152,7 +182,10 @@ const SCRIPT: CommandConvention = {
   wrapper: true,
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] });
-    for (const code of parsed.values('-c', '--command')) runCode(context, code, 'script -c');
+    const codes = parsed.values('-c', '--command');
+    for (const code of codes) runCode(context, code, 'script -c');
+    // Without -c, script starts $SHELL, which reads its commands from standard input.
+    if (codes.length === 0 && context.stdin.kind !== 'inherited') codeFromStdin(context);
     reportEach(context, 'write', [...parsed.operands.slice(0, 1), ...parsed.values('-O', '--log-out', '-B', '--log-io', '-T', '--log-timing')], 'script typescript file');
   },
 };
@@ -186,7 +219,13 @@ const PACKAGE_MANAGER: CommandConvention = {
     const words = argumentsOf(context);
     const subcommand = words[0]?.value;
     if (subcommand === 'exec' || subcommand === 'x' || subcommand === 'dlx') packageRunner(context, words.slice(1));
-    else UNKNOWN_PROGRAM.handler(context);
+    else if (subcommand === 'explore') {
+      // `npm explore pkg -- cmd …`: the words after `--` are a command line for a shell.
+      const dashes = words.findIndex((word) => word.value === '--');
+      const command = dashes === -1 ? [] : words.slice(dashes + 1);
+      if (command.some((word) => word.value === undefined)) context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), 'variable', 'npm explore command');
+      else if (command.length > 0) context.script(command.map((word) => word.value).join(' '), 'npm explore command');
+    } else UNKNOWN_PROGRAM.handler(context);
   },
 };
 
@@ -212,6 +251,11 @@ const FILE_SERVER: CommandConvention = {
     context.file('read', parsed.operands[0] ?? staticWord('.'), `${context.program} (served directory)`, { recursive: true });
   },
 };
+
+/** `--wd=dir` and the like: the inner command runs there. */
+function directoryChange(directory: Word | undefined): RunChanges {
+  return directory === undefined ? {} : { cwd: directory };
+}
 
 function runCode(context: CommandContext, code: Word, via: string, homeReassigned = false): void {
   if (code.value === undefined) context.dynamic('execute', code.text, code.reason, via);
@@ -240,9 +284,19 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   ionice: simpleWrapper({ short: 'cnp', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
   chrt: simpleWrapper({ short: 'T', long: ['sched-runtime', 'sched-period', 'sched-deadline'] }, { skipOperands: 1 }),
   taskset: simpleWrapper({}, { skipOperands: 1 }),
-  nsenter: simpleWrapper({ short: 'tSGrw', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }),
-  unshare: simpleWrapper({ long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd'] }),
-  chroot: simpleWrapper({ long: ['userspec', 'groups'] }, { skipOperands: 1 }),
+  nsenter: simpleWrapper({ short: 'tSGrw', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('-w', '--wd')) }),
+  unshare: simpleWrapper({ long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
+  chroot: {
+    wrapper: true,
+    handler(context) {
+      // The command runs in the new root's `/`, and its paths are inside that root.
+      const parsed = parseArguments(argumentsOf(context), { long: ['userspec', 'groups'], stopAtOperand: true });
+      const [root, ...command] = parsed.operands;
+      if (root === undefined || command.length === 0) return;
+      if (root.value === '/') context.run(command, { cwd: root });
+      else context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), 'unsupported', `chroot ${root.value ?? root.text} (paths inside another root)`);
+    },
+  },
   time: simpleWrapper({ short: 'of', long: ['output', 'format'] }, { writeOptions: ['-o', '--output'] }),
   command: COMMAND,
   builtin: simpleWrapper({}),
@@ -255,6 +309,29 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   watch: WATCH,
   flock: FLOCK,
   su: SU,
+  runuser: {
+    wrapper: true,
+    handler(context) {
+      // `runuser -u user [--] command args` runs the command itself; otherwise runuser is su.
+      const parsed = parseArguments(argumentsOf(context), { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'] });
+      if (parsed.has('-u', '--user') && parsed.operands.length > 0) context.run(parsed.operands, { homeReassigned: true });
+      else SU.handler(context);
+    },
+  },
+  sg: SG,
+  expect: CODE_RUNNER,
+  parallel: CODE_RUNNER,
+  // Wrappers that run their operands as a command, after options of their own.
+  setpriv: simpleWrapper({ long: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'ruid', 'euid', 'rgid', 'egid'] }),
+  setarch: simpleWrapper({ short: 'B' }, { skipOperands: 1 }),
+  linux32: simpleWrapper({}),
+  linux64: simpleWrapper({}),
+  prlimit: simpleWrapper({ short: 'p', long: ['pid', 'output'] }),
+  fakeroot: simpleWrapper({ short: 'lsi', long: ['lib', 'faked', 'save-file', 'load-file'] }),
+  firejail: simpleWrapper({}),
+  'dbus-run-session': simpleWrapper({ long: ['config-file', 'dbus-daemon'] }),
+  pkexec: simpleWrapper({ long: ['user'] }),
+  'systemd-run': simpleWrapper({ short: 'pEMu', long: ['unit', 'property', 'description', 'slice', 'setenv', 'working-directory', 'uid', 'gid', 'nice', 'on-active', 'on-boot', 'on-calendar', 'timer-property', 'machine', 'host', 'service-type'] }),
   script: SCRIPT,
   npx: PACKAGE_RUNNER,
   bunx: PACKAGE_RUNNER,
