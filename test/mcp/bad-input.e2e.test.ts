@@ -15,7 +15,7 @@ describe('svc mcp serve given bad input and a failing upstream', () => {
 
   beforeAll(async () => {
     ws = await mcpWorkspace(`mcp:
-  requestTimeoutSeconds: 1
+  requestTimeoutSeconds: 3
   maxMessageBytes: ${MAX_MESSAGE_BYTES}
   servers:
     weather:
