@@ -79,8 +79,9 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   // Files whose content runs later as code, outside any hook's view: git aliases, fsmonitor and
   // hooks (`!cat .env` in .git/config, then `git x`), shell startup files (then `bash -i`), MCP
   // server commands the next session starts, direnv's .envrc.
-  '.git/config',
-  '.git/hooks',
+  // In every repository, not only the workspace's: `git -C /tmp/r status` runs /tmp/r's fsmonitor.
+  '/**/.git/config',
+  '/**/.git/hooks',
   '~/.gitconfig',
   '~/.config/git',
   '~/.bashrc',
@@ -193,7 +194,9 @@ export function compileProtectedPaths(config: ProtectedPathsConfig, places: Guar
       const value = payload[field];
       if (typeof value !== 'string') continue;
       const path = isAbsolute(value) ? value : resolve(places.root, value);
-      const pattern = protects(path, access);
+      // A tree written into a repository's `.git` (`cp -r x/. .git/`) writes its config and hooks.
+      const intoGit = access === 'write' && payload.recursive === true && /(?:^|\/)\.git\/?$/.test(path) ? '/**/.git/config' : undefined;
+      const pattern = intoGit ?? protects(path, access);
       if (pattern === undefined) continue;
       const reason = access === 'read' ? 'protected_path_read' : 'protected_path_write';
       const via = field === 'realPath' ? ` (through a symlink from ${String(payload.path)})` : '';

@@ -40,7 +40,7 @@ describe('protected paths', () => {
     expect(guard.protects(path, 'write')).toBeUndefined();
   });
 
-  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.envrc'])(
+  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/tmp/other/.git/config', '/work/repo/vendor/lib/.git/hooks/post-checkout', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.envrc'])(
     '%s becomes code later: write-protected, readable',
     (path) => {
       expect(guard.protects(path, 'write')).toBeDefined();

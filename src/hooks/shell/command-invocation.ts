@@ -41,7 +41,7 @@ export class InvocationContext implements CommandContext {
 
   /** True when the program is looked up in a PATH the command line changed (`PATH=./b:$PATH x`, `export PATH=…`). */
   get pathChanged(): boolean {
-    return this.state.pathChanged || (this.options.assignments ?? []).some((assignment) => assignment.name === 'PATH');
+    return this.state.pathChanged || (this.options.assignments ?? []).some((assignment) => assignment.name === 'PATH' && addsWorkingDirectories(assignment.value.text));
   }
 
   get home(): string | undefined {
@@ -149,7 +149,7 @@ export class InvocationContext implements CommandContext {
     const words = this.argv.slice(1);
     let names: readonly Word[] = [];
     if (this.program === 'hash') {
-      if (words.some((word) => word.value === '-p')) this.state.pathChanged = true;
+      if (words.some((word) => word.value?.startsWith('-p') === true)) this.state.pathChanged = true;
       return;
     }
     if (this.program === 'printf') {
@@ -159,7 +159,7 @@ export class InvocationContext implements CommandContext {
     } else if (VARIABLE_READERS.has(this.program)) names = words.filter((word) => !word.value?.startsWith('-'));
     for (const word of names) {
       // A name known only at run time may be PATH.
-      const name = word.value === undefined ? 'PATH' : /^(PATH|HOME|BASH_ENV|ENV)$/.exec(word.value)?.[1];
+      const name = word.value === undefined ? 'PATH' : word.value;
       this.walker.variableSet(name, word, this.state);
     }
   }
@@ -209,6 +209,17 @@ export class InvocationContext implements CommandContext {
   private isDirectory(dir: string): boolean {
     return this.walker.session.createdDirectories.has(dir) || this.walker.session.probe.kind(dir) === 'directory';
   }
+}
+
+/**
+ * True when a PATH value puts a directory the agent can fill in front of the programs: a relative
+ * component (`.`, `./b`, `b`, or an empty one, which means `.`) or the working directory
+ * (`$PWD`, `$(pwd)`). `$VIRTUAL_ENV/bin:$PATH` or `/usr/local/go/bin` are left alone: their
+ * programs are opaque like any other, and a venv's activation must not make every command unknown.
+ */
+export function addsWorkingDirectories(value: string): boolean {
+  const text = value.replace(/^["']|["']$/g, '');
+  return text.split(':').some((component) => component === '' || /^(?:\$\{?PWD\b|\$\(pwd\)|`pwd`)/.test(component) || !/^[/$~]/.test(component));
 }
 
 /** Builtins that read values into the variables their operands name. */

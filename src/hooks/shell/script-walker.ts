@@ -1,6 +1,6 @@
 import type { AnalysisSession } from './analysis-session.js';
-import { dispatchCommand, InvocationContext } from './command-invocation.js';
-import type { EnvironmentAssignment } from './commands/environment.js';
+import { addsWorkingDirectories, dispatchCommand, InvocationContext } from './command-invocation.js';
+import { carriesCode, type EnvironmentAssignment } from './commands/environment.js';
 import type { StdinSource } from './command-context.js';
 import { cdpathOf } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
@@ -68,6 +68,8 @@ export class ScriptWalker {
   ) {}
 
   program(root: SyntaxNode, state: ShellState): void {
+    // `${BASH_ENV:=x.sh}`, `${PATH:=…}`: an expansion that assigns, wherever it stands.
+    for (const match of this.source.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):?=/g)) this.variableSet(match[1], { value: undefined, text: match[0], reason: 'variable' }, state);
     this.sequence(root.children, state);
   }
 
@@ -125,9 +127,10 @@ export class ScriptWalker {
             for (const word of expandWord([child], this.scope(state), { glob: false })) this.variableSet(SENSITIVE_ASSIGNMENT.exec(word.value ?? word.text)?.[1], word, state);
           }
         }
-        // `declare -n r=BASH_ENV`: a later `r=…` sets the variable it names.
-        if (node.children.some((child) => this.text(child) === '-n')) {
-          for (const assignment of assignments) this.variableSet(SENSITIVE_NAME.exec(assignment.value.value ?? assignment.value.text)?.[1], assignment.value, state);
+        // `declare -n r=BASH_ENV`, `-gn`, `-rn`: a later `r=…` sets the variable it names, maybe not yet known.
+        if (node.children.some((child) => /^-[a-zA-Z]*n/.test(this.text(child)))) {
+          for (const assignment of assignments) this.variableSet(SENSITIVE_NAME.exec(assignment.value.value ?? '')?.[1] ?? 'PATH', assignment.value, state);
+          if (assignments.length === 0) state.pathChanged = true;
         }
         // An assignment to an exported variable (`export PAGER=…`, or `EDITOR=…` when EDITOR is exported) reaches later commands.
         if (assignments.length > 0) dispatchCommand(new InvocationContext(this, state, [], stdin, { homeReassigned: false, assignments }));
@@ -141,6 +144,11 @@ export class ScriptWalker {
         this.walkBlock(node, state);
         return undefined;
       default:
+        // `for PATH in /tmp/e; do ls; done`: the loop variable is assigned too.
+        if (node.type === 'for_statement') {
+          const variable = node.children.find((child) => child.field === 'variable');
+          if (variable !== undefined) this.variableSet(this.text(variable), { value: undefined, text: this.text(node).slice(0, 40), reason: 'variable' }, state);
+        }
         // if, while, until, for, case, c-style for: bodies may or may not run.
         this.conditional(node, state);
         return undefined;
@@ -322,9 +330,12 @@ export class ScriptWalker {
    */
   variableSet(name: string | undefined, word: Word, state: ShellState): void {
     if (name === undefined) return;
-    if (name === 'PATH') state.pathChanged = true;
-    else if (name === 'HOME') state.home = undefined;
-    else this.session.log.add({ kind: 'execute', dynamic: { text: word.value ?? word.text, reason: 'variable' }, via: `${name} set to a script a later shell runs` });
+    const bare = name.replace(/\[.*$/, '');
+    if (bare === 'PATH') state.pathChanged = true;
+    else if (bare === 'HOME') state.home = undefined;
+    else if (bare === 'BASH_ENV' || bare === 'ENV' || carriesCode(bare)) {
+      this.session.log.add({ kind: 'execute', dynamic: { text: word.value ?? word.text, reason: 'variable' }, via: `${bare} set to code or a file a later program runs` });
+    }
   }
 
   /** Runs the substitutions in an assignment's value; true when it assigns HOME. */
@@ -343,7 +354,7 @@ export class ScriptWalker {
     // GLOBIGNORE and BASHOPTS change later globs (glob-options.ts), CDPATH later `cd`s; as the
     // prefix of one command too (conservatively: a shell that command starts inherits them).
     if (assigned !== undefined) state.glob = globOptionsAfterAssignment(assigned, state.glob);
-    if (assigned === 'PATH' && persistent) state.pathChanged = true;
+    if (assigned === 'PATH' && persistent && values.some((value) => addsWorkingDirectories(this.text(value)))) state.pathChanged = true;
     if (assigned === 'CDPATH') {
       const value = values.length === 0 ? '' : expanded?.length === 1 ? expanded[0]?.value : undefined;
       state.cdpath = value === undefined ? 'dynamic' : cdpathOf(value);
@@ -407,9 +418,10 @@ function unquotedHeredocText(body: string): string | undefined {
   return text;
 }
 
-/** Variables whose value changes what later commands run or where `~` is. */
-const SENSITIVE_NAME = /^(PATH|HOME|BASH_ENV|ENV)$/;
-const SENSITIVE_ASSIGNMENT = /^(PATH|HOME|BASH_ENV|ENV)=/;
+/** A name and an assignment word (`NAME=…`, `NAME[0]=…`): variableSet decides which names matter. */
+const SENSITIVE_NAME = /^([A-Za-z_][A-Za-z0-9_]*)$/;
+const SENSITIVE_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?=/;
+
 
 /** What the redirections of one command did: see applyRedirections. */
 interface AppliedRedirections {

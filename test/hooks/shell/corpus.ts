@@ -159,6 +159,7 @@ export function isProtected(path: string, access: 'read' | 'write', fixture: Pic
   if (READ_PROTECTED_IN_HOME.some((entry) => under(path, posix.join(fixture.home, entry)))) return true;
   if (access === 'read') return false;
   if (segments.includes('svc.yml')) return true;
+  if (/\/\.git\/(?:config|hooks)(?:\/|$)/.test(path)) return true;
   if (under(path, posix.join(fixture.root, '.svc'))) return true;
   const claude = posix.join(fixture.root, '.claude');
   return posix.dirname(path) === claude && /^settings.*\.json$/.test(posix.basename(path));
@@ -199,6 +200,8 @@ export function decideByRules(operations: readonly CorpusOperation[], fixture: P
     for (const path of [operation.path, operation.realPath]) {
       if (path === undefined) continue;
       const absolute = fromCorpusPath(path, fixture);
+      // A tree written into a repository's .git writes its config and hooks.
+      if (operation.recursive && access === 'write' && absolute.endsWith('/.git')) return 'deny';
       if (operation.recursive ? protectedWithin(absolute, access, fixture) : isProtected(absolute, access, fixture)) return 'deny';
     }
   }

@@ -37,7 +37,11 @@ const TAR: CommandConvention = {
       if (value === undefined) return;
       if (name === 'f' || name === 'file') archives.push(value);
       else if (name === 'C' || name === 'directory') directory = value;
-      else if (name === 'T' || name === 'files-from' || name === 'X' || name === 'exclude-from' || name === 'g' || name === 'listed-incremental') context.file('read', value, `tar --${name}`);
+      else if (name === 'T' || name === 'files-from' || name === 'X' || name === 'exclude-from' || name === 'g' || name === 'listed-incremental') {
+        context.file('read', value, `tar --${name}`);
+        // The names in a -T list are files tar reads, known only when it reads the list.
+        if (name === 'T' || name === 'files-from') context.dynamic('read', value.value ?? value.text, 'command_substitution', 'tar -T (the files it lists)');
+      }
       else if (name === 'I' || name === 'use-compress-program' || name === 'to-command' || name === 'info-script' || name === 'F' || name === 'new-volume-script' || name === 'rsh-command') runCode(context, value, `tar --${name}`);
       else if (name === 'checkpoint-action' && value.value?.startsWith('exec=')) runCode(context, staticWord(value.value.slice(5)), 'tar --checkpoint-action=exec');
     };
@@ -124,12 +128,18 @@ const ZIP: CommandConvention = {
     for (let index = 0; index < words.length; index += 1) {
       const word = words[index] as Word;
       const value = word.value;
-      if (value === '-TT' || value === '--unzip-command') {
+      if (value === '-TT') {
         const command = words[(index += 1)];
         if (command !== undefined) runShellCode(context, command, 'zip -TT test command');
         continue;
       }
-      const attached = value === undefined ? undefined : /^(?:-TT|--unzip-command=)(.+)$/s.exec(value)?.[1];
+      // zip takes any unique prefix of a long option: `--unzip-comm=…`, `--unz …`.
+      if (value !== undefined && /^--unz[a-z-]*$/.test(value)) {
+        const command = words[(index += 1)];
+        if (command !== undefined) runShellCode(context, command, 'zip --unzip-command');
+        continue;
+      }
+      const attached = value === undefined ? undefined : /^(?:-TT|--unz[a-z-]*=)(.+)$/s.exec(value)?.[1];
       if (attached !== undefined) runShellCode(context, staticWord(attached), 'zip -TT test command');
       else rest.push(word);
     }

@@ -169,8 +169,23 @@ const MAN: CommandConvention = {
   },
 };
 
+/** gdb: its commands (`-ex`, `-iex`, `-x file`, or on standard input) can run a shell (`shell cat .env`) and read any file. */
+const GDB: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'xpcd', singleDashLong: true, long: ['ex', 'iex', 'eval-command', 'init-eval-command', 'command', 'init-command', 'x', 'ix', 'cd', 'directory', 'p', 'pid', 'core', 'c', 'se', 'symbols', 'exec', 'e', 'data-directory'] });
+    for (const command of parsed.values('-ex', '-iex', '--eval-command', '-eval-command', '--init-eval-command', '-init-eval-command')) code(context, command, 'gdb command');
+    for (const file of parsed.values('-x', '-ix', '--command', '-command', '--init-command', '-init-command')) {
+      context.file('read', file, 'gdb command file');
+      code(context, file, 'gdb command file');
+    }
+    if (parsed.has('-batch', '--batch') && context.stdin.kind !== 'inherited') context.dynamic('execute', 'gdb (commands from standard input)', 'interpreter_code', 'gdb commands');
+    reportPathLikeArguments(context, parsed.operands, 'gdb argument');
+  },
+};
+
 export const EMBEDDED_COMMANDS: Record<string, CommandConvention> = {
   man: MAN,
+  gdb: GDB,
   sqlite3: SQLITE3,
   sqlite: SQLITE3,
   vi: VIM,

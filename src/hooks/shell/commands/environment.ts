@@ -78,6 +78,11 @@ const VARIABLES: Record<string, Meaning> = {
 const LOADING_OPTIONS = /(?:^|\s)(?:--(?:require|import|loader|experimental-loader|env-file|env-file-if-exists)\b|-[rM])/;
 
 /** Reports what assigning these variables makes the command (or the commands after it) do. */
+/** True for a variable whose value is code or files a later program runs (the table above). */
+export function carriesCode(name: string): boolean {
+  return Object.hasOwn(VARIABLES, name);
+}
+
 export function reportEnvironment(context: CommandContext, assignments: readonly EnvironmentAssignment[]): void {
   for (const { name, value } of assignments) {
     const via = `${name} environment variable`;
@@ -99,6 +104,9 @@ export function reportEnvironment(context: CommandContext, assignments: readonly
 
 function reportVariable(context: CommandContext, meaning: Meaning, value: Word, via: string): void {
   const text = value.value;
+  // A prompt runs code only through a `$(…)` or `` `…` `` written in it, and only in an interactive
+  // shell (or PS4 under `set -x`): `PS1="${_OLD_VIRTUAL_PS1:-}"` in a venv's activate is not code.
+  if (meaning === 'prompt' && text === undefined && !value.text.includes('$(') && !value.text.includes('`')) return;
   if (text === undefined) {
     context.dynamic('execute', value.text, value.reason, via);
     return;

@@ -55,6 +55,8 @@ function deleter(syntax: OptionSyntax, recursiveOptions: readonly string[]): Com
 function editor(syntax: OptionSyntax): CommandConvention {
   return {
     handler(context) {
+      // `printf 'r .env\n,p\n' | ed -s`: ed's commands on standard input can read any file and run a shell (`!cmd`).
+      if (context.program === 'ed' && context.stdin.kind !== 'inherited') context.dynamic('execute', 'ed (commands from standard input)', 'interpreter_code', 'ed commands');
       const parsed = parseArguments(argumentsOf(context).filter((word) => !word.value?.startsWith('+')), syntax);
       for (const file of parsed.operands) {
         context.file('read', file, `${context.program} argument`);

@@ -25,8 +25,20 @@ export const GIT_CODE_SETTINGS = /^(core\.(pager|editor|sshcommand|fsmonitor|ask
 const GIT: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
-    // `git clone 'ext::sh -c cat% .env' x`: the ext transport runs its URL as a command.
-    for (const word of words) if (word.value?.startsWith('ext::') === true) context.dynamic('execute', word.value, 'interpreter_code', 'git ext:: transport command');
+    for (const [index, word] of words.entries()) {
+      const value = word.value;
+      if (value === undefined) continue;
+      // `git clone 'ext::sh -c cat% .env' x`, or an insteadOf that rewrites a URL to one: the ext transport runs it as a command.
+      if (value.includes('ext::')) context.dynamic('execute', value, 'interpreter_code', 'git ext:: transport command');
+      // A template's hooks are copied into the new repository and run by its next commands.
+      if (value === '--template' || value.startsWith('--template=')) context.dynamic('execute', value, 'interpreter_code', 'git --template (hooks it installs)');
+      // Another repository's config (`--git-dir=/tmp/bare`: its `config`, not a `.git/config`) can run commands.
+      if (value === '--git-dir' || value.startsWith('--git-dir=')) context.dynamic('execute', value, 'interpreter_code', 'git --git-dir (a repository whose config can run commands)');
+      // `clone --config core.hooksPath=…`: a setting that runs a command, given to the new repository.
+      const setting = value.startsWith('--config=') ? value.slice('--config='.length) : value === '--config' ? words[index + 1]?.value : undefined;
+      const key = setting?.split('=')[0];
+      if (key !== undefined && GIT_CODE_SETTINGS.test(key)) context.dynamic('execute', setting ?? value, 'interpreter_code', 'git --config setting that runs a command');
+    }
     let index = 0;
     for (; index < words.length; index += 1) {
       const word = words[index] as Word;
@@ -119,7 +131,13 @@ function pathWrites(context: CommandContext, paths: readonly Word[], kind: 'writ
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
   show: (context, words) => showBlob(context, words, 'git show'),
-  'cat-file': (context, words) => blobReferences(context, words, 'git cat-file'),
+  'cat-file': (context, words) => {
+    blobReferences(context, words, 'git cat-file');
+    // Objects named on standard input (`--batch`) or only at run time (`$(git rev-parse HEAD:.env)`) may be any file's content.
+    const batch = words.some((word) => word.value?.startsWith('--batch') === true);
+    const unknown = words.find((word) => word.value === undefined);
+    if (batch || unknown !== undefined) context.dynamic('read', batch ? 'git cat-file --batch (objects named on standard input)' : (unknown?.text ?? ''), batch ? 'command_substitution' : (unknown?.reason ?? 'variable'), 'git cat-file object');
+  },
   log: (context, words) => showBlob(context, words, 'git log'),
   whatchanged: (context, words) => showBlob(context, words, 'git whatchanged'),
   blame: (context, words) => showBlob(context, words, 'git blame'),

@@ -1,6 +1,5 @@
 import { posix } from 'node:path';
 import type { CommandConvention } from '../command-context.js';
-import type { Word } from '../word-expansion.js';
 import { interpreterName } from './interpreters.js';
 import { argumentsOf, reportPathLikeArguments, responseFile } from './operands.js';
 
@@ -17,10 +16,13 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
     reportPathLikeArguments(context, words, `${context.program || 'program'} argument`);
-    // `setpriv --reuid 0 sh -c 'cat .env'`: a program svc does not know may be a wrapper, and a
-    // shell or interpreter among its arguments with inline code is run as it would run alone.
-    const start = words.findIndex((word, index) => word.value !== undefined && runsCode(posix.basename(word.value)) && words.slice(index + 1).some(isInlineCodeOption));
-    if (start !== -1) context.run(words.slice(start));
+    // `setpriv --reuid 0 sh -c 'cat .env'`, `ssh-agent bash deploy.sh`: a program svc does not know
+    // may be a wrapper, and a shell or interpreter among its arguments is run as it would run
+    // alone when it is given code: inline, a script, or on a standard input that is not the
+    // terminal's (`kubectl exec -it pod -- bash` alone starts an interactive shell, and nothing here).
+    const start = words.findIndex((word) => word.value !== undefined && runsCode(posix.basename(word.value)));
+    const givenCode = start !== -1 && (words.length > start + 1 || context.stdin.kind !== 'inherited');
+    if (givenCode) context.run(words.slice(start));
   },
 };
 
@@ -30,10 +32,6 @@ function runsCode(name: string): boolean {
   return SHELL_NAMES.has(name) || interpreterName(name) !== undefined;
 }
 
-/** `-c`, `-lc`, `-e`, `--eval`, `--command`: the option that gives a shell or interpreter its code. */
-function isInlineCodeOption(word: Word): boolean {
-  return word.value !== undefined && (/^-[a-zA-Z]*[ceErp]$/.test(word.value) || word.value === '--eval' || word.value === '--command');
-}
 
 /**
  * Compilers and tools documented to expand `@file` into the file's words: every `@word` is a

@@ -163,7 +163,7 @@ const SU: CommandConvention = {
 const SG: CommandConvention = {
   wrapper: true,
   handler(context) {
-    const words = argumentsOf(context).filter((word) => word.value !== '-c');
+    const words = argumentsOf(context).filter((word) => word.value !== '-c' && word.value !== '-');
     const code = words[1];
     if (code !== undefined) runCode(context, code, 'sg command');
   },
