@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * walk is bounded so a hook stays fast in a large tree: past the bounds it reports itself
  * incomplete, and the caller treats the rest as unknown (never as clean). Symlinks are followed:
  * to a protected file, and into directories (bounded by the same limits, each real directory
- * entered once). `.git` and `node_modules` are not entered: they hold the repository's objects
- * and installed packages, not the workspace's secrets (docs/hooks.md says so).
+ * entered once). `.git`, `node_modules` and `.venv` are not entered: they hold the repository's
+ * objects and installed packages, not the workspace's secrets (docs/hooks.md says so).
  */
 export interface ProtectedInside {
   /** Each protected entry, with where it leads when it is a symlink. */
@@ -15,7 +15,7 @@ export interface ProtectedInside {
   complete: boolean;
 }
 
-const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
+const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.venv']);
 
 /** Bounds of one walk: entries read, and milliseconds. */
 export const WALK_LIMITS = { entries: 20_000, ms: 150 } as const;

@@ -30,6 +30,7 @@ const TAR: CommandConvention = {
   handler(context) {
     const words = [...argumentsOf(context)];
     let mode: TarMode | undefined;
+    let toStdout = false;
     const archives: Word[] = [];
     const members: { word: Word; directory: Word | undefined }[] = [];
     let directory: Word | undefined;
@@ -51,6 +52,7 @@ const TAR: CommandConvention = {
       words.shift();
       for (const letter of first) {
         mode = TAR_MODE_LETTERS[letter] ?? mode;
+        if (letter === 'O') toStdout = true;
         if (TAR_VALUE_LETTERS.includes(letter)) option(letter, words.shift());
       }
     }
@@ -65,6 +67,7 @@ const TAR: CommandConvention = {
         const equals = value.indexOf('=');
         const name = (equals === -1 ? value : value.slice(0, equals)).slice(2);
         mode = TAR_LONG_MODES[`--${name}`] ?? mode;
+        if (name === 'to-stdout') toStdout = true;
         if (equals !== -1) option(name, staticWord(value.slice(equals + 1)));
         else if (TAR_VALUE_LONG.has(name)) option(name, words[++index]);
         continue;
@@ -72,6 +75,7 @@ const TAR: CommandConvention = {
       for (let at = 1; at < value.length; at += 1) {
         const letter = value[at] as string;
         mode = TAR_MODE_LETTERS[letter] ?? mode;
+        if (letter === 'O') toStdout = true;
         if (TAR_VALUE_LETTERS.includes(letter)) {
           const rest = value.slice(at + 1);
           option(letter, rest !== '' ? staticWord(rest) : words[++index]);
@@ -83,7 +87,8 @@ const TAR: CommandConvention = {
     for (const archive of archives) for (const kind of archiveKinds) context.file(kind, archive, 'tar archive');
     if (mode === 'create' || mode === 'append') {
       for (const member of members) context.file('read', under(member.directory, member.word), 'tar source', { recursive: true });
-    } else if (mode === 'extract' || mode === 'diff') {
+    } else if ((mode === 'extract' && !toStdout) || mode === 'diff') {
+      // `tar xOf a.tar`: the members go to standard output, no file is written.
       const kind = mode === 'extract' ? 'write' : 'read';
       const target = directory ?? staticWord('.');
       if (members.length === 0) context.file(kind, target, mode === 'extract' ? 'tar extraction' : 'tar diff', { recursive: true });
