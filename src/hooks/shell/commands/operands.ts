@@ -47,8 +47,14 @@ export function remoteFileHere(context: CommandContext, value: string): Word | u
     const url = /^(?:scp|sftp):\/\/[^/]*\/?(.*)$/i.exec(value);
     if (url === null) return undefined;
     path = url[1] ?? '';
-  } else path = value.slice(value.indexOf(':') + 1);
-  if (path.startsWith(':')) return undefined;
+  } else {
+    // `[::1]:path`, `user@[fe80::1]:path`: an IPv6 host is bracketed, its colons are not the separator.
+    const bracket = value.indexOf(']:');
+    path = value.slice(value.includes('[') && bracket !== -1 ? bracket + 2 : value.indexOf(':') + 1);
+    if (path.startsWith(':')) return undefined;
+  }
+  // `host:'$HOME/x'`, backticks: the remote shell may expand them (scp -O, rsync's shell).
+  if (/[$`]/.test(path)) return { value: undefined, text: value, reason: 'variable' };
   if (path.startsWith('/')) return staticWord(path);
   // `sudo scp host:.aws/credentials …`: whose home it is is not known, so neither is the file.
   if (context.home === undefined) return { value: undefined, text: value, reason: 'variable' };

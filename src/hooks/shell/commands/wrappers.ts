@@ -284,7 +284,8 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   ionice: simpleWrapper({ short: 'cnp', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
   chrt: simpleWrapper({ short: 'T', long: ['sched-runtime', 'sched-period', 'sched-deadline'] }, { skipOperands: 1 }),
   taskset: simpleWrapper({}, { skipOperands: 1 }),
-  nsenter: simpleWrapper({ short: 'tSGrw', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('-w', '--wd')) }),
+  // nsenter's -r and -w take a value only attached (`-w/dir`): alone they are flags.
+  nsenter: simpleWrapper({ short: 'tSG', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
   unshare: simpleWrapper({ long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
   chroot: {
     wrapper: true,
@@ -331,7 +332,11 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   firejail: simpleWrapper({}),
   'dbus-run-session': simpleWrapper({ long: ['config-file', 'dbus-daemon'] }),
   pkexec: simpleWrapper({ long: ['user'] }),
-  'systemd-run': simpleWrapper({ short: 'pEMu', long: ['unit', 'property', 'description', 'slice', 'setenv', 'working-directory', 'uid', 'gid', 'nice', 'on-active', 'on-boot', 'on-calendar', 'timer-property', 'machine', 'host', 'service-type'] }),
+  // systemd-run: the unit runs in --working-directory (or, for --user units, in the home directory).
+  'systemd-run': simpleWrapper(
+    { short: 'pEMu', long: ['unit', 'property', 'description', 'slice', 'setenv', 'working-directory', 'uid', 'gid', 'nice', 'on-active', 'on-boot', 'on-calendar', 'timer-property', 'machine', 'host', 'service-type'] },
+    { changes: (parsed) => directoryChange(parsed.last('--working-directory') ?? (parsed.has('--user') ? { value: undefined, text: '~', reason: 'variable' } : undefined)) },
+  ),
   script: SCRIPT,
   npx: PACKAGE_RUNNER,
   bunx: PACKAGE_RUNNER,
