@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { reportSshConfigFiles, reportSshOption } from './network-clients.js';
+import { reportSshClientOptions } from './network-clients.js';
 import { argumentsOf, isRemotePath, landingPlace, remoteFileHere, reportEach } from './operands.js';
 
 /**
@@ -120,10 +120,7 @@ const RSYNC: CommandConvention = {
 const SCP: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'iFPocSlJDX' });
-    reportEach(context, 'read', parsed.values('-i'), 'scp -i identity file');
-    reportSshConfigFiles(context, parsed.values('-F'), 'scp');
-    for (const option of parsed.values('-o')) reportSshOption(context, option, 'scp');
-    reportEach(context, 'execute', parsed.values('-S'), 'scp -S program', { runner: 'kernel' });
+    reportSshClientOptions(context, parsed, 'scp');
     const options = parsed.has('-r') ? { recursive: true } : {};
     const operands = parsed.operands;
     const destination = operands.length >= 2 ? operands[operands.length - 1] : undefined;

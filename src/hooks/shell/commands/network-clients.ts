@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { parseArguments, staticWord } from '../argument-parser.js';
+import { parseArguments, staticWord, type ParsedArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { argumentsOf, isUrl, remoteFileHere, reportEach, reportLocalUrl } from './operands.js';
@@ -107,7 +107,7 @@ const WGET: CommandConvention = {
  * or a tab, a leading space, a quoted keyword): files it names are read, commands it gives are
  * code. Returns the RemoteCommand it sets, if any.
  */
-export function reportSshOption(context: CommandContext, option: Word, program: string): string | undefined {
+function reportSshOption(context: CommandContext, option: Word, program: string): string | undefined {
   if (option.value === undefined) {
     context.dynamic('execute', option.text, option.reason, `${program} -o`);
     return undefined;
@@ -124,8 +124,16 @@ export function reportSshOption(context: CommandContext, option: Word, program: 
   return keyword === 'remotecommand' ? value : undefined;
 }
 
+/** What scp and sftp take from ssh: `-i` identity files, `-F` configs, `-o` options, `-S` the ssh program to run. */
+export function reportSshClientOptions(context: CommandContext, parsed: ParsedArguments, program: string): void {
+  reportEach(context, 'read', parsed.values('-i'), `${program} -i identity file`);
+  reportSshConfigFiles(context, parsed.values('-F'), program);
+  for (const option of parsed.values('-o')) reportSshOption(context, option, program);
+  reportEach(context, 'execute', parsed.values('-S'), `${program} -S program`, { runner: 'kernel' });
+}
+
 /** `-F file`: an ssh configuration is read, and its ProxyCommand, LocalCommand or `Match exec` can run anything. */
-export function reportSshConfigFiles(context: CommandContext, files: readonly Word[], program: string): void {
+function reportSshConfigFiles(context: CommandContext, files: readonly Word[], program: string): void {
   for (const file of files) {
     if (file.value === '/dev/null' || file.value === 'none') continue;
     context.file('read', file, `${program} -F config file`);
@@ -212,10 +220,8 @@ const SSH: CommandConvention = {
 const SFTP: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'BbcDFiJloPRSs' });
-    reportEach(context, 'read', parsed.values('-i'), 'sftp -i identity file');
-    reportSshConfigFiles(context, parsed.values('-F'), 'sftp');
-    for (const option of parsed.values('-o')) reportSshOption(context, option, 'sftp');
-    reportEach(context, 'execute', parsed.values('-S', '-D'), 'sftp program', { runner: 'kernel' });
+    reportSshClientOptions(context, parsed, 'sftp');
+    reportEach(context, 'execute', parsed.values('-D'), 'sftp -D server program', { runner: 'kernel' });
     for (const batch of parsed.values('-b')) {
       if (batch.value !== '-') context.file('read', batch, 'sftp -b batch file');
       context.dynamic('execute', batch.value ?? batch.text, 'interpreter_code', 'sftp -b batch (its ! commands run a local shell)');
