@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { staticWord } from './argument-parser.js';
 import type { CommandContext, DirectoryChange, FileOptions, RunChanges, ScriptOptions, StdinSource } from './command-context.js';
 import { reportEnvironment, type EnvironmentAssignment } from './commands/environment.js';
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
@@ -153,9 +154,11 @@ export class InvocationContext implements CommandContext {
       return;
     }
     if (this.program === 'printf') {
-      const option = words.findIndex((word) => word.value?.startsWith('-v') === true);
-      const named = words[option];
-      names = option === -1 || named === undefined ? [] : named.value === '-v' ? words.slice(option + 1, option + 2) : [{ ...named, value: named.value?.slice(2) } as Word];
+      // `printf -v NAME …` or `printf -vNAME …`.
+      const index = words.findIndex((word) => word.value?.startsWith('-v') === true);
+      const option = words[index]?.value;
+      if (option === '-v') names = words.slice(index + 1, index + 2);
+      else if (option !== undefined) names = [staticWord(option.slice(2))];
     } else if (VARIABLE_READERS.has(this.program)) names = words.filter((word) => !word.value?.startsWith('-'));
     for (const word of names) {
       // A name known only at run time may be PATH.
