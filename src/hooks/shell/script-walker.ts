@@ -124,12 +124,12 @@ export class ScriptWalker {
           else if (child.named) {
             this.substitutionsIn(child, state);
             // `export "BASH_ENV=x"`, `export {PATH,X}=…`: assignments the grammar sees as words.
-            for (const word of expandWord([child], this.scope(state), { glob: false })) this.variableSet(SENSITIVE_ASSIGNMENT.exec(word.value ?? word.text)?.[1], word, state);
+            for (const word of expandWord([child], this.scope(state), { glob: false })) this.variableSet(ASSIGNED_NAME.exec(word.value ?? word.text)?.[1], word, state);
           }
         }
         // `declare -n r=BASH_ENV`, `-gn`, `-rn`: a later `r=…` sets the variable it names, maybe not yet known.
         if (node.children.some((child) => /^-[a-zA-Z]*n/.test(this.text(child)))) {
-          for (const assignment of assignments) this.variableSet(SENSITIVE_NAME.exec(assignment.value.value ?? '')?.[1] ?? 'PATH', assignment.value, state);
+          for (const assignment of assignments) this.variableSet(VARIABLE_NAME.exec(assignment.value.value ?? '')?.[1] ?? 'PATH', assignment.value, state);
           if (assignments.length === 0) state.pathChanged = true;
         }
         // An assignment to an exported variable (`export PAGER=…`, or `EDITOR=…` when EDITOR is exported) reaches later commands.
@@ -418,10 +418,9 @@ function unquotedHeredocText(body: string): string | undefined {
   return text;
 }
 
-/** A name and an assignment word (`NAME=…`, `NAME[0]=…`): variableSet decides which names matter. */
-const SENSITIVE_NAME = /^([A-Za-z_][A-Za-z0-9_]*)$/;
-const SENSITIVE_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?=/;
-
+/** A variable name, and the name an assignment word sets (`NAME=…`, `NAME[0]=…`): variableSet decides which names matter. */
+const VARIABLE_NAME = /^([A-Za-z_][A-Za-z0-9_]*)$/;
+const ASSIGNED_NAME = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?=/;
 
 /** What the redirections of one command did: see applyRedirections. */
 interface AppliedRedirections {

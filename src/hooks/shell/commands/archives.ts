@@ -110,12 +110,6 @@ function runCode(context: CommandContext, code: Word, via: string): void {
   else context.script(code.value, via);
 }
 
-/** A command string a program runs with `sh -c`. */
-function runShellCode(context: CommandContext, code: Word, via: string): void {
-  if (code.value === undefined) context.dynamic('execute', code.text, code.reason, via);
-  else context.script(code.value, via);
-}
-
 /** zip: the first operand is the archive (`.zip` added when it has no extension), the rest are read. */
 const ZIP: CommandConvention = {
   handler(context) {
@@ -135,17 +129,17 @@ const ZIP: CommandConvention = {
       const value = word.value;
       if (value === '-TT') {
         const command = words[(index += 1)];
-        if (command !== undefined) runShellCode(context, command, 'zip -TT test command');
+        if (command !== undefined) runCode(context, command, 'zip -TT test command');
         continue;
       }
       // zip takes any unique prefix of a long option: `--unzip-comm=…`, `--unz …`.
       if (value !== undefined && /^--unz[a-z-]*$/.test(value)) {
         const command = words[(index += 1)];
-        if (command !== undefined) runShellCode(context, command, 'zip --unzip-command');
+        if (command !== undefined) runCode(context, command, 'zip --unzip-command');
         continue;
       }
       const attached = value === undefined ? undefined : /^(?:-TT|--unz[a-z-]*=)(.+)$/s.exec(value)?.[1];
-      if (attached !== undefined) runShellCode(context, staticWord(attached), 'zip -TT test command');
+      if (attached !== undefined) runCode(context, staticWord(attached), 'zip -TT test command');
       else rest.push(word);
     }
     const parsed = parseArguments(rest, { short: 'bntOPZsA', long: ['temp-path', 'suffixes', 'output-file', 'password', 'compression-method', 'split-size', 'from-date', 'before-date'] });

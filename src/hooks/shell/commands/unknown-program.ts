@@ -32,7 +32,6 @@ function runsCode(name: string): boolean {
   return SHELL_NAMES.has(name) || interpreterName(name) !== undefined;
 }
 
-
 /**
  * Compilers and tools documented to expand `@file` into the file's words: every `@word` is a
  * read of that file, path-like or not (`javac @args`), and the rest gets the heuristic above.
