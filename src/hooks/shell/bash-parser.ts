@@ -45,19 +45,22 @@ class TreeSitterBashParser implements BashParser {
       return { ok: false, message: 'the command took too long to parse', limit: true };
     }
     try {
+      const root = tree.rootNode;
       // One call tells the size; an oversized tree is refused before any copying.
-      if (tree.rootNode.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze', limit: true };
-      const copy = copySyntaxTree(tree, this.tables, nodeBudget, MAX_TREE_DEPTH);
+      if (root.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze', limit: true };
+      const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH);
       if (!copy.ok) {
         return copy.reason === 'too_deep' ? { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` } : { ok: false, message: 'the command is too large to analyze', limit: true };
       }
-      repairRedirections(copy.root);
-      const error = findSyntaxError(copy.root);
-      if (error) {
-        const excerpt = source.slice(error.start, Math.min(error.end, error.start + 40));
-        return { ok: false, message: `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}` };
+      if (copy.hasErrors) {
+        repairRedirections(copy.root);
+        const error = findSyntaxError(copy.root);
+        if (error) {
+          const excerpt = source.slice(error.start, Math.min(error.end, error.start + 40));
+          return { ok: false, message: `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}` };
+        }
       }
-      return copy;
+      return { ok: true, root: copy.root, nodes: copy.nodes };
     } finally {
       tree.delete();
     }

@@ -8,13 +8,24 @@ export type CdPath =
   | readonly string[]
   /** Set to something known only at run time: any relative `cd` may go anywhere. */
   | 'dynamic'
+  /**
+   * The CDPATH of the environment the analysis runs in, read when a `cd` needs it (most command
+   * lines have none, and reading the environment is not free). Nothing changes the environment
+   * while a command line is analyzed, so it reads the same as at the start.
+   */
+  | 'inherited'
   /** Unset or empty: `cd` uses the working directory only. */
   | undefined;
 
 /** The search list a CDPATH value gives. */
-export function cdpathOf(value: string | undefined): CdPath {
+export function cdpathOf(value: string | undefined): readonly string[] | undefined {
   if (value === undefined || value === '') return undefined;
   return value.split(':');
+}
+
+/** The search list `cdpath` stands for, with the environment's read if it is the inherited one. */
+export function cdpathInEffect(cdpath: CdPath): Exclude<CdPath, 'inherited'> {
+  return cdpath === 'inherited' ? cdpathOf(process.env.CDPATH) : cdpath;
 }
 
 /** True when `cd target` searches CDPATH: a relative name that does not start with `.` or `..` as a component. */

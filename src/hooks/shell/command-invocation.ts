@@ -3,7 +3,7 @@ import { staticWord } from './argument-parser.js';
 import type { CommandContext, DirectoryChange, FileOptions, RunChanges, ScriptOptions, StdinSource } from './command-context.js';
 import { reportEnvironment, type EnvironmentAssignment } from './commands/environment.js';
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
-import { searchesCdpath } from './cdpath.js';
+import { cdpathInEffect, searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
 import { AnalysisLimitReached, UnanalyzableCommand } from './operation-log.js';
@@ -197,7 +197,7 @@ export class InvocationContext implements CommandContext {
     if (target === undefined) return this.state.home === undefined ? { known: false, text: '$HOME', reason: 'variable' } : knownDirectory(this.state.home);
     if (target.value === undefined) return { known: false, text: target.text, reason: target.reason };
     if (target.value === '-') return this.state.previous ?? { known: false, text: 'cd -', reason: 'unsupported' };
-    const cdpath = this.state.cdpath;
+    const cdpath = cdpathInEffect(this.state.cdpath);
     if (cdpath !== undefined && searchesCdpath(target.value)) {
       if (cdpath === 'dynamic') return { known: false, text: `$CDPATH/${target.value}`, reason: 'variable' };
       // Bash enters the first CDPATH directory holding `target`, and the working directory's last.

@@ -36,6 +36,11 @@ export interface FilesystemProbe {
    * every later path through it resolves to where the kernel will arrive.
    */
   assumeSymlink(path: string, target: string): void;
+  /**
+   * True once a symlink is assumed: realpath(3) of a path through it would not see it. A probe
+   * without this method is taken to assume some.
+   */
+  assumesSymlinks?(): boolean;
 }
 
 export type PathKind = 'file' | 'directory' | 'other';
@@ -65,6 +70,9 @@ export function createFilesystemProbe(): FilesystemProbe {
   };
   const probe: FilesystemProbe = {
     physical: new Map(),
+    assumesSymlinks() {
+      return assumed.size > 0;
+    },
     assumeSymlink(path, target) {
       // Where the target leads now (it may be a link itself); a missing target is kept as written.
       const real = probe.realpath(target) ?? target;

@@ -33,13 +33,23 @@ export function expandHomePrefix(text: string, home: string): string {
   return text;
 }
 
+/** A `//`, a `.` or `..` component, or a trailing `/`: what normalizing an absolute path changes. */
+const NOT_NORMALIZED = /\/(?:\.{1,2})?(?:\/|$)/;
+
+/** posix.resolve(`path`) for an absolute path, without its cost for the usual one that is already normal. */
+export function normalizeAbsolute(path: string): string {
+  return path.startsWith('/') && !NOT_NORMALIZED.test(path) ? path : posix.resolve(path);
+}
+
 /**
  * Resolves `value` (already expanded by the shell) against `base`. `followFinal` false resolves
  * the directory but not the last component: `rm link` removes the link, not what it points to.
  */
 export function resolvePath(value: string, base: string, probe: FilesystemProbe, followFinal: boolean): ResolvedPath {
-  const raw = value.startsWith('/') ? value : `${base}/${value}`;
-  const path = posix.resolve(raw);
+  const relative = !value.startsWith('/');
+  if (relative) learnBaseDirectory(base, probe);
+  const raw = relative ? `${base}/${value}` : value;
+  const path = normalizeAbsolute(raw);
   const keepsTrailingSlash = value.endsWith('/');
   let real: string;
   if (followFinal || keepsTrailingSlash) {
@@ -54,6 +64,25 @@ export function resolvePath(value: string, base: string, probe: FilesystemProbe,
 }
 
 /**
+ * Records where the directory relative paths are resolved against really is, with one
+ * realpath(3) instead of an lstat per component: every path under it then looks up only its
+ * own components. When no symlink is on the way, each leading part of it is a directory of
+ * the same name, recorded too (absolute paths elsewhere under them, `~/…`, share the work).
+ * Exactly what physicalPath would work out, since the kernel resolves an existing path the same
+ * way; a directory that does not exist is left to physicalPath, and so is everything once the
+ * line creates a symlink (realpath(3) cannot see one that is not there yet).
+ */
+function learnBaseDirectory(base: string, probe: FilesystemProbe): void {
+  if (base === '/' || probe.physical.has(base) || probe.assumesSymlinks?.() !== false) return;
+  const real = probe.realpath(base);
+  if (real === undefined) return;
+  if (real === base) {
+    for (let slash = base.indexOf('/', 1); slash !== -1; slash = base.indexOf('/', slash + 1)) probe.physical.set(base.slice(0, slash), base.slice(0, slash));
+  }
+  probe.physical.set(base, real);
+}
+
+/**
  * Where the kernel would arrive following `raw` (absolute, not normalized, so a `..` after a
  * symlink goes where the kernel goes): component by component, an lstat each (a realpath(3)
  * only for a symlink), cached per analysis, so paths sharing directories share the work. A
@@ -62,18 +91,24 @@ export function resolvePath(value: string, base: string, probe: FilesystemProbe,
 export function physicalPath(raw: string, probe: FilesystemProbe): string {
   const known = probe.physical.get(raw);
   if (known !== undefined) return known;
-  const parts = raw.split('/');
-  let prefix = '';
+  // The walk resumes after the longest leading part already worked out: what is recorded for it
+  // is where a walk from the root would be there (a recorded part exists, or was recorded by
+  // such a walk, along with every part before it).
+  let at = raw.lastIndexOf('/');
   let real = '/';
-  let exists = true;
-  for (let index = 1; index < parts.length; index += 1) {
-    const name = parts[index] as string;
-    prefix += `/${name}`;
-    const cached = probe.physical.get(prefix);
+  while (at > 0) {
+    const cached = probe.physical.get(raw.slice(0, at));
     if (cached !== undefined) {
       real = cached;
-      continue;
+      break;
     }
+    at = raw.lastIndexOf('/', at - 1);
+  }
+  let exists = true;
+  for (let index = at; index < raw.length; ) {
+    const next = raw.indexOf('/', index + 1);
+    const end = next === -1 ? raw.length : next;
+    const name = raw.slice(index + 1, end);
     if (name === '' || name === '.') {
       // `a//b`, `a/./b`: the same directory.
     } else if (name === '..') {
@@ -85,7 +120,8 @@ export function physicalPath(raw: string, probe: FilesystemProbe): string {
       // A dangling symlink leads nowhere a command could read: the link itself is what it names.
       real = kind === 'symlink' ? (probe.realpath(candidate) ?? candidate) : candidate;
     }
-    probe.physical.set(prefix, real);
+    probe.physical.set(raw.slice(0, end), real);
+    index = end;
   }
   return real;
 }

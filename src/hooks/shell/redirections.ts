@@ -78,7 +78,13 @@ export function interpretRedirection(node: SyntaxNode, source: string): Redirect
  * the walker drops them from the arguments (see `isTouchingDescriptor`).
  */
 function touchingDescriptor(node: SyntaxNode, source: string): string | undefined {
+  // Nearly every redirection has no digit before it; the pattern needs one right there.
+  if (!isDigit(source.charCodeAt(node.start - 1))) return undefined;
   return /(?:^|[\s;&|(])(\d+)$/.exec(source.slice(Math.max(0, node.start - 12), node.start))?.[1];
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 /** True when `word` is such a descriptor: only digits, ending where a redirection starts. */

@@ -5,6 +5,7 @@ import { loadBashParser, type BashParser } from './bash-parser.js';
 import { cdpathOf } from './cdpath.js';
 import { DEFAULT_GLOB_OPTIONS } from './glob-expansion.js';
 import { UnanalyzableCommand } from './operation-log.js';
+import { normalizeAbsolute } from './path-resolution.js';
 import type { ShellAnalysis, ShellContext } from './shell-analysis.js';
 import { knownDirectory } from './working-directory.js';
 
@@ -33,10 +34,10 @@ class BashShellAnalyzer implements ShellAnalyzer {
   analyze(command: string, context: ShellContext): ShellAnalysis {
     try {
       if (typeof command !== 'string') return unparsable('the command is not a string');
-      if (command.length > MAX_COMMAND_BYTES || Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return unparsable(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
+      if (command.length > MAX_COMMAND_BYTES / 3 && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return unparsable(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
       if (!posix.isAbsolute(context.cwd) || !posix.isAbsolute(context.home)) return unparsable('the working directory and the home directory must be absolute paths');
       const session = new AnalysisSession(this.parser, context.mayReadScript);
-      session.analyzeScript(command, { cwd: knownDirectory(posix.resolve(context.cwd)), previous: undefined, stack: [], home: posix.resolve(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: cdpathOf(context.cdpath ?? process.env.CDPATH), pathChanged: false }, 0);
+      session.analyzeScript(command, { cwd: knownDirectory(normalizeAbsolute(context.cwd)), previous: undefined, stack: [], home: normalizeAbsolute(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: context.cdpath === undefined ? 'inherited' : cdpathOf(context.cdpath), pathChanged: false }, 0);
       return { ok: true, commands: session.log.commands, operations: session.log.operations };
     } catch (error) {
       if (error instanceof UnanalyzableCommand) return unparsable(error.message);

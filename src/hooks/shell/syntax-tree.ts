@@ -1,4 +1,4 @@
-import type { Language, Tree } from 'web-tree-sitter';
+import type { Language, Node } from 'web-tree-sitter';
 
 /**
  * A plain-object copy of a tree-sitter syntax tree. Every property read on a web-tree-sitter node
@@ -38,21 +38,25 @@ export function grammarTables(language: Language): GrammarTables {
 }
 
 export type CopyResult =
-  | { ok: true; root: SyntaxNode; nodes: number }
+  /** `hasErrors`: the copy holds ERROR nodes (without, there is nothing to repair or report). */
+  | { ok: true; root: SyntaxNode; nodes: number; hasErrors: boolean }
   | { ok: false; reason: 'too_many_nodes' | 'too_deep' | 'syntax_error'; offset: number };
 
 /**
- * Copies `tree` into plain nodes. Stops at `maxNodes` nodes or `maxDepth` levels. When the tree
- * has errors, ERROR and MISSING nodes are kept as `ERROR` nodes so `findSyntaxError` can judge them.
+ * Copies the tree under `rootNode` into plain nodes. Stops at `maxNodes` nodes or `maxDepth`
+ * levels. When the tree has errors, ERROR and MISSING nodes are kept as `ERROR` nodes so
+ * `findSyntaxError` can judge them.
  */
-export function copySyntaxTree(tree: Tree, tables: GrammarTables, maxNodes: number, maxDepth: number): CopyResult {
-  const withErrors = tree.rootNode.hasError;
-  const cursor = tree.walk();
+export function copySyntaxTree(rootNode: Node, tables: GrammarTables, maxNodes: number, maxDepth: number): CopyResult {
+  const withErrors = rootNode.hasError;
+  const cursor = rootNode.walk();
+  let hasErrors = false;
   try {
     const make = (): SyntaxNode => {
       const typeId = cursor.nodeTypeId;
       const missing = withErrors && cursor.nodeIsMissing;
       const type = missing ? 'ERROR' : (tables.types[typeId] ?? 'ERROR');
+      if (type === 'ERROR') hasErrors = true;
       const named = tables.named[typeId] ?? true;
       const start = cursor.startIndex;
       // An anonymous node is a literal token of the grammar (`>`, `&&`, `$`): its text is its
@@ -64,13 +68,17 @@ export function copySyntaxTree(tree: Tree, tables: GrammarTables, maxNodes: numb
     const path: SyntaxNode[] = [root];
     let nodes = 1;
     for (;;) {
-      if (cursor.gotoFirstChild()) {
+      // An anonymous node is a token (tree-sitter-bash aliases no rule to an anonymous name):
+      // it has no children, so asking for them would be a wasted call into WebAssembly. A tree
+      // with errors is walked in full.
+      const node = path[path.length - 1] as SyntaxNode;
+      if ((node.named || withErrors) && cursor.gotoFirstChild()) {
         const child = make();
-        (path[path.length - 1] as SyntaxNode).children.push(child);
+        node.children.push(child);
         path.push(child);
       } else {
         for (;;) {
-          if (path.length === 1) return { ok: true, root, nodes };
+          if (path.length === 1) return { ok: true, root, nodes, hasErrors };
           if (cursor.gotoNextSibling()) {
             path.pop();
             const sibling = make();

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Parser, type Tree } from 'web-tree-sitter';
+import { loadBashGrammar, type BashGrammar } from '../../../src/hooks/shell/bash-parser.js';
+import { copySyntaxTree, type SyntaxNode } from '../../../src/hooks/shell/syntax-tree.js';
+import { loadCorpus } from './corpus.js';
+
+/**
+ * copySyntaxTree skips questions whose answers it knows (the children of a token, the end of a
+ * literal token): its copy must be the one a walk asking everything makes.
+ */
+
+let grammar: BashGrammar;
+let parser: Parser;
+
+beforeAll(async () => {
+  grammar = await loadBashGrammar();
+  parser = new Parser();
+  parser.setLanguage(grammar.language);
+});
+
+afterAll(() => parser.delete());
+
+/** The tree as a cursor walk reading every property of every node sees it. */
+function askingEverything(tree: Tree): SyntaxNode {
+  const withErrors = tree.rootNode.hasError;
+  const cursor = tree.walk();
+  const visit = (): SyntaxNode => {
+    const typeId = cursor.nodeTypeId;
+    const named = grammar.tables.named[typeId] ?? true;
+    const type = withErrors && cursor.nodeIsMissing ? 'ERROR' : (grammar.tables.types[typeId] ?? 'ERROR');
+    const start = cursor.startIndex;
+    // The copy takes a literal token's end from its text (a MISSING one is zero-width).
+    const end = named || withErrors ? cursor.endIndex : start + type.length;
+    const node: SyntaxNode = { type, named, field: grammar.tables.fields[cursor.currentFieldId], start, end, children: [] };
+    if (cursor.gotoFirstChild()) {
+      do node.children.push(visit());
+      while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    }
+    return node;
+  };
+  try {
+    return visit();
+  } finally {
+    cursor.delete();
+  }
+}
+
+function copyOf(source: string): { copy: SyntaxNode; expected: SyntaxNode; hasErrors: boolean } {
+  const tree = parser.parse(source);
+  if (!tree) throw new Error('no tree');
+  try {
+    const copied = copySyntaxTree(tree.rootNode, grammar.tables, 60_000, 400);
+    if (!copied.ok) throw new Error(copied.reason);
+    return { copy: copied.root, expected: askingEverything(tree), hasErrors: copied.hasErrors };
+  } finally {
+    tree.delete();
+  }
+}
+
+function containsError(node: SyntaxNode): boolean {
+  return node.type === 'ERROR' || node.children.some(containsError);
+}
+
+describe('copySyntaxTree', () => {
+  it('copies every corpus command, and broken ones, as a walk asking everything sees them', () => {
+    const sources = [...loadCorpus().map((entry) => entry.command), 'cat "x', 'if true; then', 'cat <> f', 'cmd 2>&1 <<< text', '$(', 'a && ', 'echo `', "echo $'\\x2e"];
+    for (const source of sources) {
+      const { copy, expected, hasErrors } = copyOf(source);
+      expect(copy, source).toEqual(expected);
+      expect(hasErrors, source).toBe(containsError(expected));
+    }
+  });
+
+  it('relies on tree-sitter-bash naming no rule anonymously: an anonymous node is a token', () => {
+    // An alias to an anonymous name of a rule with children would make an anonymous node with children.
+    const require = createRequire(import.meta.url);
+    const rules = JSON.parse(readFileSync(require.resolve('tree-sitter-bash/src/grammar.json'), 'utf8')) as { rules: unknown; externals: { name?: string }[] };
+    const externals = new Set(rules.externals.map((external) => external.name));
+    const anonymousAliases: { type: string; name?: string }[] = [];
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (typeof value === 'object' && value !== null) {
+        const rule = value as { type?: string; named?: boolean; content?: { type: string; name?: string } };
+        if (rule.type === 'ALIAS' && rule.named === false && rule.content) anonymousAliases.push(rule.content);
+        Object.values(value).forEach(visit);
+      }
+    };
+    visit(rules.rules);
+    for (const content of anonymousAliases) {
+      const isToken = ['STRING', 'PATTERN', 'TOKEN', 'IMMEDIATE_TOKEN'].includes(content.type) || (content.type === 'SYMBOL' && externals.has(content.name));
+      expect(isToken, JSON.stringify(content)).toBe(true);
+    }
+  });
+});
