@@ -163,7 +163,7 @@ export function compileProtectedPaths(config: ProtectedPathsConfig, places: Guar
   const readPatterns = [...(config.defaults ? DEFAULT_READ_PROTECTED : []), ...config.read].map(compile);
   const writePatterns = [...(config.defaults ? DEFAULT_WRITE_PROTECTED : []), ...config.write, ...(places.configFile ? [places.configFile] : [])]
     .map(compile)
-    .concat(svcFiles.map((file) => ({ ...compile(globEscape(file)), pattern: file })));
+    .concat(svcFiles.map((file) => ({ pattern: file, matches: pathOrInside(file, nocase) })));
 
   const protects = (path: string, access: 'read' | 'write'): string | undefined => {
     for (const compiled of readPatterns) if (compiled.matches(path)) return compiled.pattern;
@@ -293,7 +293,7 @@ function ignoresCase(platform: NodeJS.Platform): boolean {
   return platform === 'darwin' || platform === 'win32';
 }
 
-/** A literal path as a picomatch pattern (a file name may hold `*`, `[`, …). */
+/** A literal path (a home or workspace that holds `*`, `[`, …) as the start of a picomatch pattern. */
 function globEscape(path: string): string {
   return path.replace(/[\\*?[\]{}()!+@]/g, '\\$&');
 }
@@ -306,14 +306,42 @@ function describeDynamic(dynamic: unknown): string {
 }
 
 function compilePattern(pattern: string, places: GuardPlaces, nocase: boolean): CompiledPattern {
-  const options = { dot: true, nocase };
+  const isGlob = GLOB_SYNTAX.test(pattern);
   if (!pattern.includes('/')) {
     // A bare name protects that name anywhere: test every segment of the path.
-    const matchSegment = picomatch(pattern, options);
+    const matchSegment = isGlob ? picomatch(pattern, { dot: true, nocase }) : sameName(pattern, nocase);
     return { pattern, matches: (path) => path.split('/').some((segment) => segment !== '' && matchSegment(segment)) };
   }
-  const anchored = pattern.startsWith('~/') ? join(places.home, pattern.slice(2)) : isAbsolute(pattern) ? pattern : join(places.root, pattern);
-  const trimmed = anchored.replace(/\/+$/, '');
-  const matchPath = picomatch([trimmed, `${trimmed}/**`], options);
+  // The anchor (home, workspace) is a literal path even when it holds `[` or `*`.
+  const anchor = pattern.startsWith('~/') ? places.home : isAbsolute(pattern) ? '' : places.root;
+  const rest = pattern.startsWith('~/') ? pattern.slice(2) : pattern;
+  if (!isGlob) return { pattern, matches: pathOrInside(join(anchor, rest).replace(/\/+$/, ''), nocase) };
+  const trimmed = join(globEscape(anchor), rest).replace(/\/+$/, '');
+  const matchPath = picomatch([trimmed, `${trimmed}/**`], { dot: true, nocase });
   return { pattern, matches: (path) => matchPath(path) };
+}
+
+/**
+ * Characters picomatch gives a meaning to. A pattern with none of them names exact paths, which
+ * are matched by comparing strings: compiling the seventy default patterns as globs was a large
+ * share of a hook process' life.
+ */
+const GLOB_SYNTAX = /[\\*?[\]{}()!+@]/;
+
+/** `name` as a whole segment; ignoring case as picomatch's `nocase` does (a regular expression's `i` flag). */
+function sameName(name: string, nocase: boolean): PathTest {
+  if (!nocase) return (segment) => segment === name;
+  const expression = new RegExp(`^${escapeRegExp(name)}$`, 'i');
+  return (segment) => expression.test(segment);
+}
+
+/** `literal` itself or anything under it: what picomatch's `[literal, literal/**]` with `dot` matches in a normalized path. */
+function pathOrInside(literal: string, nocase: boolean): PathTest {
+  if (!nocase) return (path) => path === literal || (path.startsWith(literal) && path[literal.length] === '/');
+  const expression = new RegExp(`^${escapeRegExp(literal)}(?:/[^]*)?$`, 'i');
+  return (path) => expression.test(path);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }

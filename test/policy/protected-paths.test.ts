@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import picomatch from 'picomatch';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { policySchema } from '../../src/policy/policy-schema.js';
@@ -109,6 +111,39 @@ describe('protected paths on case-insensitive filesystems', () => {
     for (const path of ['/opt/svc/dist/src/cli/main.js', '/home/dev/.claude/settings.json', '/home/dev/.gemini/settings.json', '/home/dev/.cursor/hooks.json', '/home/dev/.codex/config.toml']) {
       expect(guard.protects(path, 'write'), path).toBeDefined();
       expect(guard.protects(path, 'read'), path).toBeUndefined();
+    }
+  });
+});
+
+describe('protected paths named without glob syntax', () => {
+  // Such patterns are matched by comparing strings, not compiled by picomatch: on every
+  // normalized path the answer must be picomatch's, ignoring case or not.
+  const segment = fc.constantFrom('work', 'repo', 'Repo', 'home', 'dev', '.ssh', '.SSH', '.env', '.Env', 'svc.yml', 'SVC.yml', 'x', '.svc', 'keys', 'KEYS', 'a[1]', 'b*');
+  const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
+  const literal = fc.array(segment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/'));
+
+  it.each(['linux', 'darwin'] as const)('a literal pattern matches exactly what picomatch matches (%s)', (platform) => {
+    const nocase = platform === 'darwin';
+    fc.assert(
+      fc.property(literal, path, (pattern, candidate) => {
+        fc.pre(!/[*[\]]/.test(pattern));
+        const guard = compileProtectedPaths(protectedPathsSchema.parse({ defaults: false, read: [pattern] }), { root: '/work/repo', home: '/home/dev', platform });
+        const reference = pattern.includes('/')
+          ? picomatch([`/work/repo/${pattern}`, `/work/repo/${pattern}/**`], { dot: true, nocase })(candidate)
+          : candidate.split('/').some((name) => name !== '' && picomatch(pattern, { dot: true, nocase })(name));
+        expect(guard.protects(candidate, 'read') !== undefined).toBe(reference);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('a workspace whose own path holds glob characters is still the literal anchor of its patterns', () => {
+    for (const root of ['/work/a[1]', '/work/b*', '/work/c{d,e}', '/work/(f)']) {
+      const guard = compileProtectedPaths(protectedPathsSchema.parse({ read: ['config/secret*.yml'] }), { root, home: '/home/dev', svcFiles: [] });
+      expect(guard.protects(`${root}/.svc/keys/pass.json`, 'read'), root).toBe('.svc/keys');
+      expect(guard.protects(`${root}/config/secrets.yml`, 'read'), root).toBe('config/secret*.yml');
+      expect(guard.protects(`${root}/svc.yml`, 'write'), root).toBe('svc.yml');
+      expect(guard.protects('/work/a1/config/secrets.yml', 'read'), root).toBeUndefined();
     }
   });
 });
