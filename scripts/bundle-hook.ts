@@ -28,13 +28,13 @@ const builtins = [...builtinModules, ...builtinModules.map((name) => `node:${nam
 rmSync(outdir, { recursive: true, force: true });
 
 /**
- * The entry's fallback `import('../hooks/run-hook.js')` (taken only without engine.cjs) stays an
+ * The entry's fallback `import('../hooks/hook-process-engine.js')` (taken only without engine.cjs) stays an
  * import of the modules tsc emitted, written relative to the bundle folder.
  */
 const engineOutsideEntry: Plugin = {
   name: 'engine-outside-entry',
   setup(build) {
-    build.onResolve({ filter: /\/hooks\/run-hook\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: '../../hooks/run-hook.js', external: true } : undefined));
+    build.onResolve({ filter: /\/hooks\/hook-process-engine\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: '../../hooks/hook-process-engine.js', external: true } : undefined));
   },
 };
 
@@ -56,7 +56,7 @@ await build({
 
 await build({
   absWorkingDir: root,
-  entryPoints: [join(root, 'dist', 'src', 'hooks', 'run-hook.js')],
+  entryPoints: [join(root, 'dist', 'src', 'hooks', 'hook-process-engine.js')],
   outfile: engineFile,
   bundle: true,
   format: 'cjs',

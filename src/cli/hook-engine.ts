@@ -2,10 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { requireWithCodeCache, type CachedBundle } from './code-cache.js';
 
-export type HookEngine = typeof import('../hooks/run-hook.js');
+export type HookEngine = typeof import('../hooks/hook-process-engine.js');
 
 /**
- * The engine of `svc hook` (src/hooks/run-hook.ts and everything it needs). The build bundles it
+ * The engine of `svc hook` (src/hooks/hook-process-engine.ts: run-hook.ts and everything it needs). The build bundles it
  * into one CommonJS file beside the hook bundle, `engine.cjs`, with a V8 code cache made by
  * running typical hook calls (scripts/bundle-hook.ts). Running from the modules tsc emitted, or
  * with the bundle missing, it is imported module by module instead.
@@ -25,7 +25,7 @@ export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE,
   } catch (error) {
     // Only the bundle's own absence falls back; anything failing inside a bundle that is there is an error.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (error as NodeJS.ErrnoException).path !== file) throw error;
-    return { engine: await import('../hooks/run-hook.js') };
+    return { engine: await import('../hooks/hook-process-engine.js') };
   }
   return { engine: bundle.exports as HookEngine, bundle };
 }
