@@ -10,18 +10,21 @@
  *   src/cli/hook-engine.ts with a V8 code cache (src/cli/code-cache.ts). A code cache needs a
  *   classic script, hence CommonJS. The cache is made last, by scripts/warm-hook-cache.ts
  *   running typical hook calls through the bundle.
+ * - the two WebAssembly files the engine loads (the tree-sitter runtime, the bash grammar), copied
+ *   beside it so that it need not look them up in node_modules.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = join(root, 'dist', 'src', 'cli', 'hook-bundle');
 const engineFile = join(outdir, 'engine.cjs');
+const require = createRequire(import.meta.url);
 const builtins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 // Chunk names carry content hashes, so chunks of an earlier build would otherwise pile up.
@@ -76,6 +79,9 @@ await build({
   banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
+
+// The WebAssembly the engine loads, beside it (src/hooks/shell/bash-parser.ts looks there first).
+for (const wasm of ['web-tree-sitter/tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm']) copyFileSync(require.resolve(wasm), join(outdir, basename(wasm)));
 
 // The warm-up decides real calls, so it gets a workspace and a home of its own.
 const scratch = mkdtempSync(join(tmpdir(), 'svc-warm-hook-cache-'));
