@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,14 +48,21 @@ describe('the hook bundles', () => {
       for (const specifier of specifiers(bundleText(name)).all) {
         if (specifier.startsWith('./')) {
           if (!names.includes(specifier.slice(2))) strays.push(`${name}: ${specifier} (no such chunk)`);
-        } else if (!isBuiltin(specifier) && specifier !== '../../hooks/run-hook.js') {
+        } else if (!isBuiltin(specifier) && specifier !== '../../hooks/hook-process-engine.js') {
           strays.push(`${name}: ${specifier}`);
         }
       }
     }
     for (const specifier of specifiers(bundleText('engine.cjs')).all) if (!isBuiltin(specifier)) strays.push(`engine.cjs: ${specifier}`);
     expect(strays).toEqual([]);
-    expect(existsSync(join(BUNDLE, '../../hooks/run-hook.js')), 'the fallback import resolves to the modules tsc emitted').toBe(true);
+    expect(existsSync(join(BUNDLE, '../../hooks/hook-process-engine.js')), 'the fallback import resolves to the modules tsc emitted').toBe(true);
+  });
+
+  it('carry the WebAssembly the engine loads, byte for byte the installed packages\' files', () => {
+    const require = createRequire(import.meta.url);
+    for (const wasm of ['web-tree-sitter/tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm']) {
+      expect(readFileSync(join(BUNDLE, wasm.slice(wasm.indexOf('/') + 1))).equals(readFileSync(require.resolve(wasm))), wasm).toBe(true);
+    }
   });
 
   it('keep the engine and its dependencies out of what forwarding to a proxy loads', () => {
