@@ -8,7 +8,7 @@ import { reportFile } from './file-reporting.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
 import { AnalysisLimitReached, UnanalyzableCommand } from './operation-log.js';
 import { resolvePath } from './path-resolution.js';
-import { codeRunFrom, type ScriptRunner } from './script-files.js';
+import { codeRunFrom, fileVersion, type ScriptRunner } from './script-files.js';
 import type { ScriptWalker } from './script-walker.js';
 import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
 import { copyState, type ShellState } from './shell-state.js';
@@ -75,7 +75,7 @@ export class InvocationContext implements CommandContext {
     const code = codeRunFrom(path, runner, this.walker.session);
     if (code.kind === 'opaque') return;
     if (code.kind === 'unknown') {
-      this.dynamic('execute', path, 'interpreter_code', `${via}: ${code.why}`);
+      this.dynamic('execute', path, 'interpreter_code', `${via}: ${code.why}${fileVersion(path)}`);
       return;
     }
     try {
@@ -84,7 +84,7 @@ export class InvocationContext implements CommandContext {
       if (!(error instanceof UnanalyzableCommand) || error instanceof AnalysisLimitReached) throw error;
       // The command line itself is fine; a script it runs that cannot be followed to the end is
       // code known only when it runs, for policy to decide.
-      this.dynamic('execute', path, 'interpreter_code', `${via}: a script svc cannot follow to the end (${error.message})`);
+      this.dynamic('execute', path, 'interpreter_code', `${via}: a script svc cannot follow to the end (${error.message})${fileVersion(path)}`);
     }
   }
 
@@ -164,6 +164,8 @@ export class InvocationContext implements CommandContext {
       // A name known only at run time may be PATH.
       const name = word.value === undefined ? 'PATH' : word.value;
       this.walker.variableSet(name, word, this.state);
+      // Set from input: what it holds is known only at run time (evaluated-text.ts).
+      this.state.suspect.add(name.replace(/\[.*$/, ''));
     }
   }
 

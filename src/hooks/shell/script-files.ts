@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { MAX_COMMAND_BYTES } from './analysis-limits.js';
 import type { AnalysisSession } from './analysis-session.js';
@@ -73,4 +74,19 @@ export function isShellScript(text: string): boolean {
     .trim()
     .split(/\s+/)
     .some((word) => SHELL_INTERPRETERS.has(posix.basename(word)));
+}
+
+/**
+ * Which version of a file a dynamic execute is about, for its payload: an approval of
+ * `bash x.sh` for a script svc could not follow then covers that file as it was, and once it
+ * changes (its ctime moves with every write, rename or link, and no program can set it back)
+ * the same command is a different payload that needs its own approval.
+ */
+export function fileVersion(path: string): string {
+  try {
+    const info = statSync(path, { bigint: true });
+    return ` [file ${info.dev}:${info.ino}, ${info.size} bytes, changed at ${info.ctimeNs} ns]`;
+  } catch {
+    return '';
+  }
 }

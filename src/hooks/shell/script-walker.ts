@@ -13,7 +13,8 @@ import { regroupStatement } from './statement-grouping.js';
 import { staticOutput } from './static-output.js';
 import type { SyntaxNode } from './syntax-tree.js';
 import { groupAdjacent } from './syntax-words.js';
-import { expandWord, visitSubstitutions, type ExpansionScope, type Word } from './word-expansion.js';
+import { expandWord, visitEvaluated, visitSubstitutions, type ExpansionScope, type Word } from './word-expansion.js';
+import { arithmeticRisk, holdsSubscriptCode, isArithmeticTest, printsOnlyNumbers } from './evaluated-text.js';
 import { eitherDirectory, primaryDirectory } from './working-directory.js';
 
 /** The node types that are statements (things that run), as opposed to words and tokens. */
@@ -53,6 +54,9 @@ const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** `${NAME=…}` or `${NAME:=…}`: an expansion that assigns NAME. */
 const ASSIGNING_EXPANSION = /\$\{([A-Za-z_][A-Za-z0-9_]*):?=/g;
+
+/** Builtins that resolve variable names given as arguments, subscripts included. */
+const NAME_RESOLVING_BUILTINS: ReadonlySet<string> = new Set(['read', 'printf', 'mapfile', 'readarray', 'getopts', 'test', '[', 'wait', 'unset', 'declare', 'typeset', 'local', 'export', 'readonly']);
 
 /**
  * Walks one parsed script the way bash would run it: statements in order, each pipeline
@@ -113,6 +117,8 @@ export class ScriptWalker {
       case 'subshell':
         return this.sequence(node.children, copyState(state));
       case 'compound_statement':
+        // `(( … ))` is arithmetic, not a group of statements.
+        if (node.children[0]?.type === '((') for (const child of node.children) if (child.named) this.evaluated(child, 'arithmetic', state);
         return this.sequence(node.children, state);
       case 'negated_command':
         return this.sequence(node.children, state);
@@ -124,6 +130,11 @@ export class ScriptWalker {
       case 'variable_assignment':
       case 'variable_assignments':
       case 'declaration_command': {
+        this.namesWithSubscriptCode(node.children.filter((child) => child.named && child.type !== 'variable_assignment'), state);
+        // `declare -i x=$y`: the value is arithmetic.
+        if (node.children.some((child) => /^-[a-zA-Z]*i/.test(this.text(child)))) {
+          for (const child of node.children) if (child.type === 'variable_assignment') for (const value of child.children) if (value.field === 'value') this.evaluated(value, 'arithmetic', state);
+        }
         const assignments: EnvironmentAssignment[] = [];
         for (const child of node.type === 'variable_assignment' ? [node] : node.children) {
           if (child.type === 'variable_assignment') this.assignment(child, state, true, assignments);
@@ -144,16 +155,27 @@ export class ScriptWalker {
       }
       case 'unset_command':
         if (node.children.some((child) => this.text(child) === 'HOME')) state.home = undefined;
+        this.namesWithSubscriptCode(node.children.filter((child) => child.named), state);
         this.substitutionsIn(node, state);
         return undefined;
       case 'test_command':
+        this.testExpressions(node, state);
         this.walkBlock(node, state);
         return undefined;
       default:
         // `for PATH in /tmp/e; do ls; done`: the loop variable is assigned too.
         if (node.type === 'for_statement') {
           const variable = node.children.find((child) => child.field === 'variable');
-          if (variable !== undefined) this.variableSet(this.text(variable), { value: undefined, text: this.text(node).slice(0, 40), reason: 'variable' }, state);
+          if (variable !== undefined) {
+            this.variableSet(this.text(variable), { value: undefined, text: this.text(node).slice(0, 40), reason: 'variable' }, state);
+            // `for i in 1 2 3` sets i to text the line shows; `for i in $(…)` to what only the run knows.
+            const values = node.children.filter((child) => child.field === 'value');
+            if (values.length === 0 || values.some((value) => /[$`[]/.test(this.text(value)))) state.suspect.add(this.text(variable));
+            else state.suspect.delete(this.text(variable));
+          }
+        }
+        if (node.type === 'c_style_for_statement') {
+          for (const child of node.children) if (child.named && child.field !== 'body') this.evaluated(child, 'arithmetic', state);
         }
         // if, while, until, for, case, c-style for: bodies may or may not run.
         this.conditional(node, state);
@@ -324,6 +346,7 @@ export class ScriptWalker {
     }
     const input = outerStdin ?? applied.stdin ?? stdin;
     if (argv.length === 0 && assignments.length === 0) return undefined;
+    this.builtinEvaluation(argv, state);
     const context = new InvocationContext(this, state, argv, input, { homeReassigned, assignments });
     dispatchCommand(context);
     return applied.redirectsOutput ? undefined : staticOutput(argv, input);
@@ -354,7 +377,20 @@ export class ScriptWalker {
       if (value.type === 'array') this.substitutionsIn(value, state);
       else expanded = expandWord([value], scope, { glob: false, assignment: true });
     }
+    // `a[$(cat .env)0]=1`: the subscript is expanded, and for an indexed array evaluated as arithmetic.
+    if (name?.type === 'subscript') {
+      this.substitutionsIn(name, state);
+      const index = name.children.find((child) => child.field === 'index');
+      if (index !== undefined) this.evaluated(index, 'arithmetic', state);
+    }
     const assigned = name === undefined ? undefined : this.text(name);
+    const variable = name?.type === 'subscript' ? name.children.find((child) => child.field === 'name') : name;
+    if (variable !== undefined) {
+      const known =
+        values.every((value) => (value.type !== 'array' && !/[$`]/.test(this.text(value))) || printsOnlyNumbers(value, this.source)) || (expanded?.length === 1 && expanded[0]?.value !== undefined);
+      if (known && !values.some((value) => holdsSubscriptCode(this.text(value)))) state.suspect.delete(this.text(variable));
+      else state.suspect.add(this.text(variable));
+    }
     // Variables that carry code or files (commands/environment.ts) are reported by the command they reach.
     if (assigned !== undefined && expanded?.length === 1) assignments.push({ name: assigned, value: expanded[0] as Word });
     // GLOBIGNORE and BASHOPTS change later globs (glob-options.ts), CDPATH later `cd`s; as the
@@ -370,10 +406,88 @@ export class ScriptWalker {
     return home;
   }
 
+  /** `unset 'a[$(…)]'`, `declare 'a[$(…)]'`: a name whose subscript bash expands when it resolves the name. */
+  private namesWithSubscriptCode(nodes: readonly SyntaxNode[], state: ShellState): void {
+    // Expanded again only to read the names: the substitutions in them have been followed already.
+    const scope: ExpansionScope = { ...this.scope(state), substitution: () => undefined, evaluated: () => undefined };
+    this.subscriptNames(expandWord(nodes, scope, { glob: false }));
+  }
+
+  private subscriptNames(words: readonly Word[]): void {
+    for (const word of words) {
+      if (word.value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) && holdsSubscriptCode(word.value)) {
+        this.evaluatedCode(word.value, 'a variable name whose subscript holds an expansion');
+      }
+    }
+  }
+
+  /**
+   * Builtins that resolve the names they are given (`read 'a[$(…)]'`, `printf -v`, `test -v`),
+   * evaluate their arguments as arithmetic (`let`), or define text that runs later (`alias`).
+   */
+  private builtinEvaluation(argv: readonly Word[], state: ShellState): void {
+    let at = 0;
+    while (argv[at]?.value === 'builtin' || (argv[at]?.value === 'command' && !argv[at + 1]?.value?.startsWith('-'))) at += 1;
+    const program = argv[at]?.value;
+    const args = argv.slice(at + 1);
+    if (program === 'let') {
+      for (const arg of args) {
+        const suspect = arg.value?.match(/[A-Za-z_][A-Za-z0-9_]*/g)?.find((name) => state.suspect.has(name));
+        const why =
+          arg.value === undefined
+            ? 'an expression known only at run time'
+            : holdsSubscriptCode(arg.value)
+              ? 'an array subscript holding an expansion'
+              : suspect !== undefined
+                ? `${suspect}, set by this command line from data known only at run time`
+                : undefined;
+        if (why !== undefined) this.evaluatedCode(arg.text, `let evaluates ${why}`);
+      }
+    } else if (program === 'alias') {
+      // Once aliases expand (`shopt -s expand_aliases`, an interactive shell), the name runs
+      // the alias' text with whatever words follow it: `alias x=eval` then `x 'cat .env'`.
+      const definition = args.find((arg) => arg.value === undefined || arg.value.includes('='));
+      if (definition !== undefined) this.evaluatedCode(definition.text, 'an alias, whose text runs wherever its name later starts a command, with the words that follow');
+    } else if (program !== undefined && NAME_RESOLVING_BUILTINS.has(program)) {
+      this.subscriptNames(args);
+    }
+  }
+
+  /** In `[[ … ]]`: `-v 'a[$(…)]'` resolves a name, `-eq` and its kin evaluate arithmetic. */
+  private testExpressions(node: SyntaxNode, state: ShellState): void {
+    for (const child of node.children) {
+      if (isArithmeticTest(child, this.source)) {
+        for (const operand of child.children) if (operand.field === 'left' || operand.field === 'right') this.evaluated(operand, 'arithmetic', state);
+      } else if (child.type === 'unary_expression' && child.children[0] !== undefined && this.text(child.children[0]) === '-v') {
+        this.namesWithSubscriptCode(child.children.slice(1), state);
+      }
+      if (child.named && child.children.length > 0 && child.type !== 'command_substitution') this.testExpressions(child, state);
+    }
+  }
+
   /** Follows `$(…)`, `` `…` `` and `<(…)` found anywhere under `node`. */
   private substitutionsIn(node: SyntaxNode, state: ShellState): void {
-    if (node.type === 'command_substitution' || node.type === 'process_substitution') this.substitution(node, state);
-    else visitSubstitutions(node, { substitution: (inner) => this.substitution(inner, state) });
+    if (node.type === 'command_substitution' || node.type === 'process_substitution') {
+      this.substitution(node, state);
+      return;
+    }
+    const scope = { substitution: (inner: SyntaxNode) => this.substitution(inner, state), evaluated: (inner: SyntaxNode, as: 'arithmetic' | 'prompt') => this.evaluated(inner, as, state) };
+    visitSubstitutions(node, scope);
+    visitEvaluated(node, scope);
+  }
+
+  /**
+   * Text bash evaluates again (evaluated-text.ts): arithmetic that could run a command, a
+   * `${x@P}` prompt string. Known only at run time, it is code for policy to decide.
+   */
+  evaluated(node: SyntaxNode, as: 'arithmetic' | 'prompt', state: ShellState): void {
+    const why = as === 'prompt' ? 'a ${…@P} expansion runs its value as a prompt string, command substitutions included' : arithmeticRisk(node, this.source, state.suspect);
+    if (why !== undefined) this.evaluatedCode(this.text(node), why);
+  }
+
+  /** Reports text bash runs as code that no word of the command line shows. */
+  evaluatedCode(text: string, why: string): void {
+    this.session.log.add({ kind: 'execute', dynamic: { text: text.slice(0, 200), reason: 'interpreter_code' }, via: `bash evaluates this again: ${why}` });
   }
 
   /** A command or process substitution: a subshell running its statements. */
@@ -397,6 +511,7 @@ export class ScriptWalker {
       probe: this.session.probe,
       glob: state.glob,
       substitution: (node) => this.substitution(node, state),
+      evaluated: (node, as) => this.evaluated(node, as, state),
     };
   }
 

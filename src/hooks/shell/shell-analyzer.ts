@@ -37,7 +37,7 @@ class BashShellAnalyzer implements ShellAnalyzer {
       if (command.length > MAX_COMMAND_BYTES / 3 && Buffer.byteLength(command, 'utf8') > MAX_COMMAND_BYTES) return unparsable(`the command is longer than ${MAX_COMMAND_BYTES} bytes`);
       if (!posix.isAbsolute(context.cwd) || !posix.isAbsolute(context.home)) return unparsable('the working directory and the home directory must be absolute paths');
       const session = new AnalysisSession(this.parser, context.mayReadScript);
-      session.analyzeScript(command, { cwd: knownDirectory(normalizeAbsolute(context.cwd)), previous: undefined, stack: [], home: normalizeAbsolute(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: context.cdpath === undefined ? 'inherited' : cdpathOf(context.cdpath), pathChanged: false }, 0);
+      session.analyzeScript(command, { cwd: knownDirectory(normalizeAbsolute(context.cwd)), previous: undefined, stack: [], home: normalizeAbsolute(context.home), glob: DEFAULT_GLOB_OPTIONS, cdpath: context.cdpath === undefined ? 'inherited' : cdpathOf(context.cdpath), pathChanged: false, suspect: new Set() }, 0);
       return { ok: true, commands: session.log.commands, operations: session.log.operations };
     } catch (error) {
       if (error instanceof UnanalyzableCommand) return unparsable(error.message);

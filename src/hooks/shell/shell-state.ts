@@ -21,8 +21,14 @@ export interface ShellState {
   cdpath: CdPath;
   /** True once the script assigned PATH: a program named without a slash may then be any file. */
   pathChanged: boolean;
+  /**
+   * Variables this command line set from data known only at run time (a command's output,
+   * `read`), or to text holding a subscript with an expansion: evaluating one as arithmetic may
+   * run a command (evaluated-text.ts).
+   */
+  suspect: Set<string>;
 }
 
 export function copyState(state: ShellState): ShellState {
-  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath, pathChanged: state.pathChanged };
+  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath, pathChanged: state.pathChanged, suspect: new Set(state.suspect) };
 }

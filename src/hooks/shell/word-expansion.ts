@@ -3,6 +3,7 @@ import { BraceLimitExceeded, expandBraces } from './brace-expansion.js';
 import type { FilesystemProbe } from './filesystem-probe.js';
 import { expandGlob, isGlobPattern, type GlobOptions } from './glob-expansion.js';
 import { MAX_ATOMS, atom, bare, firstAtom, literal, unmark } from './marked-text.js';
+import { isPromptExpansion } from './evaluated-text.js';
 import type { DynamicReason } from './shell-analysis.js';
 import type { SyntaxNode } from './syntax-tree.js';
 
@@ -40,6 +41,8 @@ export interface ExpansionScope {
   readonly glob?: GlobOptions;
   /** Command and process substitutions inside a word run: the analyzer follows them. */
   substitution(node: SyntaxNode): void;
+  /** Text bash evaluates again when it expands the word: arithmetic, a `${x@P}` prompt string (evaluated-text.ts). */
+  evaluated(node: SyntaxNode, as: 'arithmetic' | 'prompt'): void;
 }
 
 export interface ExpansionOptions {
@@ -203,6 +206,7 @@ function markNode(node: SyntaxNode, scope: ExpansionScope, atoms: Atom[]): strin
         if (scope.home !== undefined) return literal(scope.home);
       } else {
         visitSubstitutions(node, scope);
+        visitEvaluated(node, scope);
       }
       return addAtom(atoms, text, 'variable');
     }
@@ -214,6 +218,7 @@ function markNode(node: SyntaxNode, scope: ExpansionScope, atoms: Atom[]): strin
       return addAtom(atoms, source.slice(node.start, node.end), 'process_substitution');
     case 'arithmetic_expansion':
       visitSubstitutions(node, scope);
+      scope.evaluated(node, 'arithmetic');
       return addAtom(atoms, source.slice(node.start, node.end), 'arithmetic');
     default:
       if (!node.named && node.children.length === 0) return markUnquoted(source.slice(node.start, node.end));
@@ -294,9 +299,26 @@ function addAtom(atoms: Atom[], text: string, reason: DynamicReason): string {
 }
 
 /** Runs every command or process substitution under `node` (they execute wherever they appear). */
-export function visitSubstitutions(node: SyntaxNode, scope: Pick<ExpansionScope, 'substitution'>): void {
+export function visitSubstitutions(node: SyntaxNode, scope: Pick<ExpansionScope, 'substitution' | 'evaluated'>): void {
   for (const child of node.children) {
     if (child.type === 'command_substitution' || child.type === 'process_substitution') scope.substitution(child);
-    else if (child.children.length > 0) visitSubstitutions(child, scope);
+    else if (child.children.length > 0) {
+      visitSubstitutions(child, scope);
+      visitEvaluated(child, scope);
+    }
   }
+}
+
+/** Reports what expanding `node` itself evaluates again: `$((…))`, `${a[i]}` and `${s:i:n}` (arithmetic), `${x@P}`. */
+export function visitEvaluated(node: SyntaxNode, scope: Pick<ExpansionScope, 'evaluated'>): void {
+  if (node.type === 'arithmetic_expansion') scope.evaluated(node, 'arithmetic');
+  if (node.type !== 'expansion') return;
+  if (isPromptExpansion(node)) scope.evaluated(node, 'prompt');
+  for (const child of node.children) {
+    const index = child.type === 'subscript' ? child.children.find((part) => part.field === 'index') : undefined;
+    if (index !== undefined) scope.evaluated(index, 'arithmetic');
+  }
+  // `${s:offset:length}`: whatever follows a bare `:` operator is arithmetic.
+  const colon = node.children.findIndex((child) => child.field === 'operator' && child.type === ':');
+  if (colon !== -1) for (const child of node.children.slice(colon + 1)) if (child.named) scope.evaluated(child, 'arithmetic');
 }

@@ -17,7 +17,9 @@ beforeAll(async () => {
 function analyze(command: string): ShellAnalysis {
   const started = performance.now();
   const result = analyzer.analyze(command, context);
-  expect(performance.now() - started).toBeLessThan(2_000);
+  // A guard against an analysis that does not end, not a speed check: the analysis gives up by
+  // itself after 2 s, which a loaded machine may overrun by a little.
+  expect(performance.now() - started).toBeLessThan(10_000);
   return result;
 }
 
