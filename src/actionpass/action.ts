@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { hashCanonical, type Sha256 } from '../events/canonical.js';
+import { hash } from 'node:crypto';
+import { canonicalJson, hashCanonical, type Sha256 } from '../events/canonical.js';
 
 /**
  * The normalized action `svc.action.v0` (SPEC.md 2.1, DESIGN.md section 3), validated strictly:
@@ -61,7 +62,14 @@ export interface ActionIssue {
 }
 
 export type NormalizedResult =
-  | { ok: true; action: NormalizedAction; actionHash: Sha256; payloadHash: Sha256 }
+  | {
+      ok: true;
+      action: NormalizedAction;
+      /** JCS(action), the text `actionHash` covers and the `action` of its `action.received` record. */
+      actionJson: string;
+      actionHash: Sha256;
+      payloadHash: Sha256;
+    }
   | { ok: false; issues: ActionIssue[] };
 
 /**
@@ -95,7 +103,8 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
     intent: { ...(intent.declaredGoal !== undefined && { declaredGoal: intent.declaredGoal }), taskId: intent.taskId },
     schemaVersion: ACTION_SCHEMA_VERSION,
   };
-  return { ok: true, action, actionHash: hashCanonical(action), payloadHash: hashCanonical(action.capability.payload) };
+  const actionJson = canonicalJson(action);
+  return { ok: true, action, actionJson, actionHash: `sha256:${hash('sha256', actionJson, 'hex')}`, payloadHash: hashCanonical(action.capability.payload) };
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

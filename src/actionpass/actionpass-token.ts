@@ -11,10 +11,10 @@
  * and trusts no claim before the signature verified.
  */
 import * as z from 'zod';
-import { SHA256_PATTERN } from '../events/canonical.js';
+import { canonicalJson, SHA256_PATTERN } from '../events/canonical.js';
 import { isoSeconds, numericDateSchema } from '../events/numeric-date.js';
 import { SvcError } from '../errors.js';
-import { signCompactJws } from './jws.js';
+import { signCompactJwsText } from './jws.js';
 import { verifySignedToken } from './signed-token.js';
 import type { SigningKey } from './keys.js';
 import type { TrustIndex } from './trust-store.js';
@@ -100,9 +100,30 @@ function describeIssues(error: z.ZodError): string {
  * hands out a pass it would refuse (`actionpass_claims_invalid` otherwise).
  */
 export function issueActionPass(key: SigningKey, claims: ActionPassClaims): string {
+  checkClaimsToIssue(claims);
+  // The schema adds, drops and converts nothing, so the claims checked are the claims signed.
+  return signCompactJwsText(key, { typ: ACTIONPASS_TYP, kid: key.name }, canonicalJson(claims));
+}
+
+/**
+ * `issueActionPass` for claims serialized by the caller (the signer worker receives them so):
+ * the claims `claimsJson` parses to are checked, and exactly that text is signed, so it must be
+ * their JCS form for the token to be reproducible.
+ */
+export function issueActionPassJson(key: SigningKey, claimsJson: string): string {
+  let claims: unknown;
+  try {
+    claims = JSON.parse(claimsJson);
+  } catch {
+    throw new SvcError('actionpass_claims_invalid', 'cannot issue an ActionPass: the claims are not JSON');
+  }
+  checkClaimsToIssue(claims);
+  return signCompactJwsText(key, { typ: ACTIONPASS_TYP, kid: key.name }, claimsJson);
+}
+
+function checkClaimsToIssue(claims: unknown): void {
   const parsed = claimsSchema.safeParse(claims);
   if (!parsed.success) throw new SvcError('actionpass_claims_invalid', `cannot issue an ActionPass with these claims: ${describeIssues(parsed.error)}`);
-  return signCompactJws(key, { typ: ACTIONPASS_TYP, kid: key.name }, parsed.data);
 }
 
 function refuse(reason: PassRefusal, message: string): PassCheck {

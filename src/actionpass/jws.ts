@@ -36,10 +36,28 @@ export interface ParsedCompactJws {
 }
 
 export function signCompactJws(key: SigningKey, header: { typ: string; kid: string }, claims: object): string {
-  const encodedHeader = Buffer.from(canonicalJson({ alg: 'EdDSA', ...header }), 'utf8').toString('base64url');
-  const encodedClaims = Buffer.from(canonicalJson(claims), 'utf8').toString('base64url');
-  const signingInput = `${encodedHeader}.${encodedClaims}`;
+  return signCompactJwsText(key, header, canonicalJson(claims));
+}
+
+/** `signCompactJws` for claims already serialized: `claimsJson` must be their JCS text, signed as it is. */
+export function signCompactJwsText(key: SigningKey, header: { typ: string; kid: string }, claimsJson: string): string {
+  const signingInput = `${encodedHeader(header)}.${Buffer.from(claimsJson, 'utf8').toString('base64url')}`;
   return `${signingInput}.${sign(key, Buffer.from(signingInput, 'ascii')).toString('base64url')}`;
+}
+
+/** A signer uses one or two headers for its whole life; each is serialized and encoded once. */
+const encodedHeaders = new Map<string, string>();
+const MAX_ENCODED_HEADERS = 64;
+
+function encodedHeader(header: { typ: string; kid: string }): string {
+  const cacheKey = `${header.typ}\n${header.kid}`;
+  let encoded = encodedHeaders.get(cacheKey);
+  if (encoded === undefined) {
+    encoded = Buffer.from(canonicalJson({ alg: 'EdDSA', kid: header.kid, typ: header.typ }), 'utf8').toString('base64url');
+    if (encodedHeaders.size >= MAX_ENCODED_HEADERS) encodedHeaders.clear();
+    encodedHeaders.set(cacheKey, encoded);
+  }
+  return encoded;
 }
 
 /**

@@ -1,19 +1,25 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SvcError } from '../errors.js';
-import { issueActionPass, type ActionPassClaims } from './actionpass-token.js';
+import { issueActionPassJson } from './actionpass-token.js';
 import { ED25519_SEED_LENGTH, type SigningKey } from './keys.js';
 
 /**
  * Signs ActionPasses. Ed25519 signing is the largest single cost of a decision, so the proxy signs
  * on a worker thread: the main thread keeps deciding and sealing while the other core signs, and
- * the private key lives in that worker. Claims queued in the same tick go over as one message.
+ * the private key lives in that worker. One batch is in flight at a time: claims queued while the
+ * worker signs go over together once it answers, so under load a message carries many passes
+ * (each message costs the main thread about as much as signing one pass would save it).
+ *
+ * Claims come as their JCS text (`canonicalJson(claims)`), which the caller needs anyway for the
+ * `actionpass.issued` record: a string crosses to the worker for a copy, where an object would be
+ * cloned field by field, and the worker signs it without serializing again.
  */
 export interface PassSigner {
   readonly keyName: string;
-  sign(claims: ActionPassClaims): Promise<string>;
+  sign(claimsJson: string): Promise<string>;
   /** Present when signing happens on the calling thread: the token at once, so a decision and its pass can be sealed in one commit. */
-  signNow?(claims: ActionPassClaims): string;
+  signNow?(claimsJson: string): string;
   close(): Promise<void>;
 }
 
@@ -21,14 +27,14 @@ export interface PassSigner {
 export function inThreadPassSigner(key: SigningKey): PassSigner {
   return {
     keyName: key.name,
-    sign: async (claims) => issueActionPass(key, claims),
-    signNow: (claims) => issueActionPass(key, claims),
+    sign: async (claimsJson) => issueActionPassJson(key, claimsJson),
+    signNow: (claimsJson) => issueActionPassJson(key, claimsJson),
     close: async () => undefined,
   };
 }
 
 interface Pending {
-  claims: ActionPassClaims;
+  claimsJson: string;
   resolve: (token: string) => void;
   reject: (error: Error) => void;
 }
@@ -47,43 +53,52 @@ export async function workerPassSigner(key: SigningKey): Promise<PassSigner> {
   const worker = new Worker(file, { workerData: { name: key.name, seed } });
   seed.fill(0);
   worker.unref();
+  /** Claims waiting for the next message. */
   let queue: Pending[] = [];
-  const inFlight = new Map<number, Pending[]>();
-  let nextBatch = 0;
+  /** The batch the worker is signing, if any. */
+  let inFlight: Pending[] | undefined;
+  let flushScheduled = false;
   let failure: Error | undefined;
 
   const failAll = (error: Error): void => {
     failure = error;
-    for (const batch of inFlight.values()) for (const pending of batch) pending.reject(error);
-    inFlight.clear();
+    for (const pending of [...(inFlight ?? []), ...queue]) pending.reject(error);
+    inFlight = undefined;
+    queue = [];
   };
-  worker.on('message', (message: { batch: number; tokens?: string[]; error?: string }) => {
-    const batch = inFlight.get(message.batch);
-    inFlight.delete(message.batch);
-    batch?.forEach((pending, index) => {
-      const token = message.tokens?.[index];
-      if (token === undefined) pending.reject(new SvcError('signer_unavailable', message.error ?? 'the ActionPass signer returned no token'));
-      else pending.resolve(token);
+  const flush = (): void => {
+    flushScheduled = false;
+    if (inFlight !== undefined || queue.length === 0 || failure) return;
+    inFlight = queue;
+    queue = [];
+    worker.postMessage({ claims: inFlight.map((pending) => pending.claimsJson) });
+  };
+  worker.on('message', (message: { tokens: (string | null)[]; errors?: Record<number, string> }) => {
+    const batch = inFlight ?? [];
+    inFlight = undefined;
+    batch.forEach((pending, index) => {
+      const token = message.tokens[index];
+      if (typeof token === 'string') pending.resolve(token);
+      else pending.reject(new SvcError('signer_unavailable', message.errors?.[index] ?? 'the ActionPass signer returned no token'));
     });
+    // What queued up meanwhile goes at once: it has waited for a whole batch already.
+    flush();
   });
   worker.on('error', (error) => failAll(new SvcError('signer_unavailable', `the ActionPass signer failed: ${error.message}`)));
   worker.on('exit', () => failAll(new SvcError('signer_unavailable', 'the ActionPass signer stopped')));
 
-  const flush = (): void => {
-    const batch = queue;
-    queue = [];
-    nextBatch += 1;
-    inFlight.set(nextBatch, batch);
-    worker.postMessage({ batch: nextBatch, claims: batch.map((pending) => pending.claims) });
-  };
   return {
     keyName: key.name,
-    sign(claims) {
+    sign(claimsJson) {
       if (failure) return Promise.reject(failure);
       return new Promise<string>((resolve, reject) => {
-        // After this turn of the event loop: every request read in it goes over in one message.
-        if (queue.length === 0) setImmediate(flush);
-        queue.push({ claims, resolve, reject });
+        queue.push({ claimsJson, resolve, reject });
+        // After this turn of the event loop, so every request read in it goes in one message;
+        // while a batch is in flight, its answer sends the next.
+        if (inFlight === undefined && !flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flush);
+        }
       });
     },
     async close() {

@@ -74,6 +74,16 @@ interface Sealed {
   reject: (error: Error) => void;
 }
 
+/**
+ * An event whose data the caller already holds as JCS text, exactly `canonicalJson(event.data)`
+ * (its action hashed, its claims signed), so the writer does not serialize it again. Taken as
+ * given only for a `prechecked` append: the caller vouches for the text as for the event.
+ */
+export interface SerializedEvent {
+  event: LedgerEvent;
+  dataJson: string;
+}
+
 const DEFAULT_CHECKPOINT_RECORDS = 1000;
 /** The most the envelope (v, seq, ts, stream, prevHash, type keys) adds to an event's JCS size. */
 const ENVELOPE_BYTES = 512;
@@ -269,20 +279,22 @@ export class LedgerWriter {
    * at least as strictly (`prechecked`: the enforcement deciders, whose tests hold every event they
    * emit to the catalogue); a verifier re-checks every record anyway.
    */
-  appendBatch(events: readonly LedgerEvent[], options: { prechecked?: boolean } = {}): Promise<Receipt[]> {
+  appendBatch(events: readonly (LedgerEvent | SerializedEvent)[], options: { prechecked?: boolean } = {}): Promise<Receipt[]> {
     return Promise.all(this.appendAll(events, options.prechecked === true));
   }
 
-  private appendAll(events: readonly LedgerEvent[], prechecked = false): Promise<Receipt>[] {
+  private appendAll(events: readonly (LedgerEvent | SerializedEvent)[], prechecked = false): Promise<Receipt>[] {
     const unavailable = this.unavailable();
     if (unavailable) return events.map(() => Promise.reject(unavailable));
     // Validate and serialize everything first, so a batch is written whole or not at all.
     const prepared: { event: LedgerEvent; dataJson: string }[] = [];
-    for (const event of events) {
+    for (const item of events) {
+      const serialized = 'dataJson' in item ? item : undefined;
+      const event = serialized ? serialized.event : (item as LedgerEvent);
       if (event.type === 'ledger.genesis' && this.nextSeq > 0) return events.map(() => Promise.reject(new SvcError('event_invalid', 'a ledger has exactly one genesis record')));
       const checked = prechecked ? { ok: true as const, event } : checkEvent(event);
       if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
-      const dataJson = canonicalJson(checked.event.data);
+      const dataJson = prechecked && serialized ? serialized.dataJson : canonicalJson(checked.event.data);
       const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
       if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
       prepared.push({ event: checked.event, dataJson });

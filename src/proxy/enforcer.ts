@@ -9,16 +9,17 @@ import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
 import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/tool-handler.js';
 import { decideGrant, decideRejection } from '../commands/approve.js';
-import { decideAuthorization, passIssued, type AuthorizeOutcome, type PreVerdict } from '../commands/authorize.js';
+import { decideAuthorization, type AuthorizeOutcome, type PreVerdict } from '../commands/authorize.js';
 import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
+import { serializedPassIssued, serializedReceived } from '../commands/serialized-records.js';
 import { recheckApprovalBeforeSideEffect } from '../commands/resolve-approval.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
 import type { SvcConfig } from '../config/schema.js';
-import { hashCanonical } from '../events/canonical.js';
+import { canonicalJson, hashCanonical } from '../events/canonical.js';
 import type { ActionSource, LedgerEvent } from '../events/catalogue.js';
 import { openLedgerWithKey } from '../events/ledger-key.js';
-import type { LedgerWriter, Receipt } from '../events/ledger-writer.js';
+import type { LedgerWriter, Receipt, SerializedEvent } from '../events/ledger-writer.js';
 import { SvcError } from '../errors.js';
 import { HOOK_TOOLS_DESCRIPTION, isHookTool } from '../hooks/hook-tools.js';
 import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
@@ -51,7 +52,7 @@ export interface EnforcerOptions {
   resume?: boolean;
 }
 
-export type Normalized = { ok: true; action: NormalizedAction; actionHash: string; payloadHash: string } | { ok: false; issues: ActionIssue[] };
+export type Normalized = { ok: true; action: NormalizedAction; actionJson: string; actionHash: string; payloadHash: string } | { ok: false; issues: ActionIssue[] };
 
 export interface Decided {
   outcome: AuthorizeOutcome;
@@ -356,14 +357,17 @@ export class Enforcer {
         verifyArtifact: (token) => this.verifyArtifact(token),
       },
     );
+    // The action's text was hashed for actionHash already: the ledger takes it as it is.
+    const events = outcome.events.map((event) => serializedReceived(event, normalized.action, normalized.actionJson));
     if (outcome.pass && this.signer.signNow) {
       // Signed on this thread: the decision and its pass are sealed together and share one fdatasync.
       const claims = outcome.pass.claims;
-      const token = this.signer.signNow(claims);
-      const receipts = await this.append([...outcome.events, passIssued(claims, token)]);
+      const claimsJson = canonicalJson(claims);
+      const token = this.signer.signNow(claimsJson);
+      const receipts = await this.append([...events, serializedPassIssued(claims, claimsJson, token)]);
       return { outcome, pass: { token, claims }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
     }
-    const sealed = this.append(outcome.events);
+    const sealed = this.append(events);
     // Sealed already (appends seal synchronously); its durability is awaited below, while the pass is signed.
     sealed.catch(() => undefined);
     const pass = outcome.pass ? await this.signAndAppend(outcome.pass.claims) : undefined;
@@ -379,8 +383,9 @@ export class Enforcer {
     const approvalId = claims.approvalId;
     if (approvalId !== undefined) this.state.reserveApproval(approvalId);
     try {
-      const token = await this.signer.sign(claims);
-      const receipt = this.append([passIssued(claims, token)]).then((receipts) => receipts[0] as Receipt);
+      const claimsJson = canonicalJson(claims);
+      const token = await this.signer.sign(claimsJson);
+      const receipt = this.append([serializedPassIssued(claims, claimsJson, token)]).then((receipts) => receipts[0] as Receipt);
       receipt.catch(() => undefined);
       return { token, receipt };
     } finally {
@@ -453,7 +458,7 @@ export class Enforcer {
     return `ActionPass key ${revoked} is no longer trusted; passes are now signed by ${signer.key.name}`;
   }
 
-  private async append(events: LedgerEvent[]): Promise<Receipt[]> {
+  private async append(events: readonly (LedgerEvent | SerializedEvent)[]): Promise<Receipt[]> {
     try {
       return await this.writer.appendBatch(events, { prechecked: true });
     } catch (error) {

@@ -4,6 +4,7 @@ import { appendFile, open, readFile, readdir, rename, rm, stat, symlink, truncat
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../../src/actionpass/keys.js';
+import { canonicalJson } from '../../src/events/canonical.js';
 import { scanLedger } from '../../src/events/ledger-scan.js';
 import { nodeLedgerFs, type LedgerFs } from '../../src/events/ledger-fs.js';
 import { appendSampleFlows, chatEvent, openLedger, tempDir } from '../support/ledger.js';
@@ -256,6 +257,20 @@ describe('ledger writer', () => {
       expect((await scanLedger(path)).kind).toBe('valid');
     });
   }
+
+  it('writes the data text of a serialized event as given when prechecked, and serializes the event itself otherwise', async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    const event = chatEvent('act_text');
+    const exact = canonicalJson(event.data);
+    const [given] = await writer.appendBatch([{ event, dataJson: exact }], { prechecked: true });
+    const [ignored] = await writer.appendBatch([{ event, dataJson: '{"not":"this"}' }]);
+    await writer.close();
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    expect(lines[given?.seq ?? -1]).toContain(`{"data":${exact},`);
+    expect(lines[ignored?.seq ?? -1]).not.toContain('"not"');
+    expect((await scanLedger(path)).kind).toBe('valid');
+  });
 
   it('given two commits in flight, when the first sync fails after the second succeeded, then both are rejected', async () => {
     const path = join(await tempDir(), 'ledger.jsonl');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { issueActionPass, type ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
 import { generateSigningKey } from '../../src/actionpass/keys.js';
+import { canonicalJson } from '../../src/events/canonical.js';
 
 /**
  * The worker-thread signer as the proxy runs it: the compiled module (npm test builds first), so
@@ -33,7 +34,7 @@ describe('worker pass signer', () => {
     const signer = await workerPassSigner(key);
     try {
       const claims = Array.from({ length: 200 }, (_, index) => claimsFor(index));
-      const tokens = await Promise.all(claims.map((one) => signer.sign(one)));
+      const tokens = await Promise.all(claims.map((one) => signer.sign(canonicalJson(one))));
       expect(tokens).toEqual(claims.map((one) => issueActionPass(key, one)));
     } finally {
       await signer.close();
@@ -42,8 +43,8 @@ describe('worker pass signer', () => {
 
   it('refuses claims it would not verify, and fails every later request once closed', async () => {
     const signer = await workerPassSigner(generateSigningKey('svc.local/org:acme/pass-worker-test2'));
-    await expect(signer.sign({ ...claimsFor(1), payloadHash: 'not a hash' })).rejects.toMatchObject({ code: 'signer_unavailable' });
+    await expect(signer.sign(canonicalJson({ ...claimsFor(1), payloadHash: 'not a hash' }))).rejects.toMatchObject({ code: 'signer_unavailable' });
     await signer.close();
-    await expect(signer.sign(claimsFor(2))).rejects.toMatchObject({ code: 'signer_unavailable' });
+    await expect(signer.sign(canonicalJson(claimsFor(2)))).rejects.toMatchObject({ code: 'signer_unavailable' });
   });
 });
