@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, type Stats } from 'node:fs';
+import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../errors.js';
@@ -24,6 +24,11 @@ import { ADAPTER_CODES } from './adapter-codes.js';
  * swap a checked parent directory for a link between the last check and the rename. The parents
  * are checked again after the temp file is written, which narrows the window; closing it needs a
  * root the agent cannot write to, which is the deployment rule in docs/adapters.md.
+ *
+ * The `lstat`s run synchronously: a delivery makes about a dozen, each a lookup of directory
+ * entries the previous delivery just used, answered in microseconds, where each asynchronous one
+ * costs a thread-pool round trip and waits behind the pool's fsyncs. What waits for the disk
+ * (the syncs, the file itself) stays asynchronous.
  */
 
 export type ConfinementArea = 'sandbox' | 'outbox';
@@ -55,14 +60,14 @@ export async function checkConfinedTarget(target: ConfinedTarget): Promise<void>
  */
 async function checkComponents(target: ConfinedTarget, count: number): Promise<void> {
   const codes = AREA_CODES[target.area];
-  const rootStat = await lstatIfPresent(target.root);
+  const rootStat = lstatIfPresent(target.root);
   if (rootStat === undefined) return;
   if (rootStat.isSymbolicLink()) throw new SvcError(codes.symlink, `the ${target.area} root is a symbolic link`);
   if (!rootStat.isDirectory()) throw new SvcError(codes.notDirectory, `the ${target.area} root is not a directory`);
   let current = target.root;
   for (const [index, segment] of target.segments.slice(0, count).entries()) {
     current = path.join(current, segment);
-    const stat = await lstatIfPresent(current);
+    const stat = lstatIfPresent(current);
     if (stat === undefined) return;
     const shown = target.segments.slice(0, index + 1).join('/');
     if (stat.isSymbolicLink()) throw new SvcError(codes.symlink, `${target.area} path "${shown}" is a symbolic link`);
@@ -82,7 +87,8 @@ export async function writeConfined(target: ConfinedTarget, bytes: Buffer, mode:
   if (fileName === undefined) throw new SvcError(codes.targetNotFile, `no file named below the ${target.area} root`);
 
   const changedDirectories = new Set<string>();
-  const firstCreated = await fsp.mkdir(target.root, { recursive: true, mode: 0o700 });
+  // An existing root directory needs no mkdir; anything else goes through it, and fails as it does.
+  const firstCreated = lstatIfPresent(target.root)?.isDirectory() === true ? undefined : await fsp.mkdir(target.root, { recursive: true, mode: 0o700 });
   if (firstCreated !== undefined) {
     for (let created = target.root; created.length >= firstCreated.length; created = path.dirname(created)) changedDirectories.add(path.dirname(created));
   }
@@ -90,11 +96,14 @@ export async function writeConfined(target: ConfinedTarget, bytes: Buffer, mode:
   let directory = target.root;
   for (const [index, segment] of target.segments.slice(0, -1).entries()) {
     directory = path.join(directory, segment);
-    try {
-      await fsp.mkdir(directory, { mode: 0o700 });
-      changedDirectories.add(path.dirname(directory));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Whatever exists already is not created (mkdir's EEXIST was ignored): the check below judges it.
+    if (lstatIfPresent(directory) === undefined) {
+      try {
+        await fsp.mkdir(directory, { mode: 0o700 });
+        changedDirectories.add(path.dirname(directory));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
     // Checked one level at a time, before descending: a link found here must not let the next
     // mkdir create a directory outside the root.
@@ -120,13 +129,8 @@ export async function writeConfined(target: ConfinedTarget, bytes: Buffer, mode:
   for (const changed of changedDirectories) await fsyncDirectory(changed);
 }
 
-async function lstatIfPresent(file: string): Promise<Stats | undefined> {
-  try {
-    return await fsp.lstat(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+function lstatIfPresent(file: string): Stats | undefined {
+  return lstatSync(file, { throwIfNoEntry: false });
 }
 
 async function fsyncDirectory(directory: string): Promise<void> {
