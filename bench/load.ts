@@ -81,11 +81,14 @@ export function startServer(args: string[], options: { cwd?: string; env?: NodeJ
 
 let clockTicks: number | undefined;
 
-/** CPU seconds (user + system, all threads) a process has used so far; NaN where /proc is not there. */
-export function processCpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) a process has used so far, all threads, or with `mainThread` only
+ * the thread running its event loop (its thread id is its pid); NaN where /proc is not there.
+ */
+export function processCpuSeconds(pid: number, mainThread = false): number {
   try {
     clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     // Fields after the command name in parentheses (which may hold spaces): state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / clockTicks;
@@ -143,6 +146,11 @@ export interface LoadRun {
   serverCpu: number;
   /** Server CPU microseconds per 2xx response. */
   serverCpuPerRequest: number;
+  /**
+   * The server's main-thread CPU microseconds per 2xx response: the event loop is what saturates
+   * first (a worker thread signs on the other core), so this is the cost that bounds throughput.
+   */
+  serverMainCpuPerRequest: number;
   /** CPU seconds of this process (the load generator) per second of the measured windows. */
   loadCpu: number;
   /** process.hrtime.bigint() at the start of the first measured slice and the end of the last. */
@@ -160,15 +168,17 @@ interface Slice {
   start: bigint;
   end: bigint;
   serverCpu: number;
+  serverMainCpu: number;
   loadCpu: number;
 }
 
 /** One autocannon run; every 2xx response's latency recorded at full resolution. */
 async function cannon(target: LoadTarget, settings: LoadSettings, duration: number): Promise<Slice> {
   const serverBefore = target.serverPid === undefined ? Number.NaN : processCpuSeconds(target.serverPid);
+  const mainBefore = target.serverPid === undefined ? Number.NaN : processCpuSeconds(target.serverPid, true);
   const loadBefore = process.cpuUsage();
   const start = now();
-  const run = await new Promise<Omit<Slice, 'wall' | 'start' | 'end' | 'serverCpu' | 'loadCpu'>>((resolve, reject) => {
+  const run = await new Promise<Omit<Slice, 'wall' | 'start' | 'end' | 'serverCpu' | 'serverMainCpu' | 'loadCpu'>>((resolve, reject) => {
     let latencies = new Float64Array(1 << 16);
     let count = 0;
     let bytes = 0;
@@ -202,7 +212,8 @@ async function cannon(target: LoadTarget, settings: LoadSettings, duration: numb
   const wall = seconds(start, end);
   const load = process.cpuUsage(loadBefore);
   const serverCpu = (target.serverPid === undefined ? Number.NaN : processCpuSeconds(target.serverPid)) - serverBefore;
-  return { ...run, wall, start, end, serverCpu, loadCpu: (load.user + load.system) / 1e6 };
+  const serverMainCpu = (target.serverPid === undefined ? Number.NaN : processCpuSeconds(target.serverPid, true)) - mainBefore;
+  return { ...run, wall, start, end, serverCpu, serverMainCpu, loadCpu: (load.user + load.system) / 1e6 };
 }
 
 function quantile(sorted: Float64Array, q: number): number {
@@ -263,6 +274,7 @@ function summarize(target: LoadTarget, warmup: Slice | undefined, slices: Slice[
     sent: result((r) => r.requests.sent) + (warmup?.result.requests.sent ?? 0),
     serverCpu: serverCpu / wall,
     serverCpuPerRequest: (serverCpu * 1e6) / Math.max(1, count),
+    serverMainCpuPerRequest: (total((slice) => slice.serverMainCpu) * 1e6) / Math.max(1, count),
     loadCpu: total((slice) => slice.loadCpu) / wall,
     window: { start: slices[0]?.start ?? 0n, end: slices[slices.length - 1]?.end ?? 0n },
     ...(found.length > 0 && { invalid: found.join('; ') }),
