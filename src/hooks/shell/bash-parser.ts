@@ -51,7 +51,9 @@ class TreeSitterBashParser implements BashParser {
       if (root.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze', limit: true };
       const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH);
       if (!copy.ok) {
-        return copy.reason === 'too_deep' ? { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` } : { ok: false, message: 'the command is too large to analyze', limit: true };
+        if (copy.reason === 'too_deep') return { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` };
+        if (copy.reason === 'empty_backquotes') return { ok: false, message: `the bash grammar misreads the empty command substitution at offset ${copy.offset}; write "" instead of \`\`` };
+        return { ok: false, message: 'the command is too large to analyze', limit: true };
       }
       if (copy.hasErrors) {
         repairRedirections(copy.root);

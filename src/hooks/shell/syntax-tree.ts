@@ -40,7 +40,7 @@ export function grammarTables(language: Language): GrammarTables {
 export type CopyResult =
   /** `hasErrors`: the copy holds ERROR nodes (without, there is nothing to repair or report). */
   | { ok: true; root: SyntaxNode; nodes: number; hasErrors: boolean }
-  | { ok: false; reason: 'too_many_nodes' | 'too_deep' | 'syntax_error'; offset: number };
+  | { ok: false; reason: 'too_many_nodes' | 'too_deep' | 'syntax_error' | 'empty_backquotes'; offset: number };
 
 /**
  * Copies the tree under `rootNode` into plain nodes. Stops at `maxNodes` nodes or `maxDepth`
@@ -51,12 +51,17 @@ export function copySyntaxTree(rootNode: Node, tables: GrammarTables, maxNodes: 
   const withErrors = rootNode.hasError;
   const cursor = rootNode.walk();
   let hasErrors = false;
+  let emptyBackquotes: number | undefined;
   try {
     const make = (): SyntaxNode => {
       const typeId = cursor.nodeTypeId;
       const missing = withErrors && cursor.nodeIsMissing;
       const type = missing ? 'ERROR' : (tables.types[typeId] ?? 'ERROR');
       if (type === 'ERROR') hasErrors = true;
+      // tree-sitter-bash 0.25 reads an empty command substitution (``, ` `) as glue between
+      // words, taking the blank before it: `cat ``.env` becomes one word where bash runs
+      // `cat .env`. No tree with that token can be trusted.
+      else if (type === '``') emptyBackquotes ??= cursor.startIndex;
       const named = tables.named[typeId] ?? true;
       const start = cursor.startIndex;
       // An anonymous node is a literal token of the grammar (`>`, `&&`, `$`): its text is its
@@ -78,7 +83,7 @@ export function copySyntaxTree(rootNode: Node, tables: GrammarTables, maxNodes: 
         path.push(child);
       } else {
         for (;;) {
-          if (path.length === 1) return { ok: true, root, nodes, hasErrors };
+          if (path.length === 1) return emptyBackquotes === undefined ? { ok: true, root, nodes, hasErrors } : { ok: false, reason: 'empty_backquotes', offset: emptyBackquotes };
           if (cursor.gotoNextSibling()) {
             path.pop();
             const sibling = make();
