@@ -113,6 +113,9 @@ export function physicalPath(raw: string, probe: FilesystemProbe): string {
       // `a//b`, `a/./b`: the same directory.
     } else if (name === '..') {
       real = posix.dirname(real);
+      // Back out of a directory that does not exist (yet: the line may create it before this
+      // runs), the lookups start again, so a symlink further on is still followed.
+      exists = true;
     } else {
       const candidate = real === '/' ? `/${name}` : `${real}/${name}`;
       const kind = exists ? probe.linkKind(candidate) : undefined;

@@ -52,6 +52,14 @@ function alone(path: string): string {
 }
 
 describe('physicalPath', () => {
+  it('follows a symlink after backing out of a directory that does not exist, whatever came before', () => {
+    // The line may create the directory before the path is used (`mkdir missing; cat missing/../link-to-ssh/id_rsa`).
+    expect(alone(`${fixture.root}/missing/../link-to-ssh/id_rsa`)).toBe(`${fixture.home}/.ssh/id_rsa`);
+    const probe = createFilesystemProbe();
+    physicalPath(`${fixture.root}/missing/x`, probe);
+    expect(physicalPath(`${fixture.root}/missing/../link-to-ssh/id_rsa`, probe)).toBe(`${fixture.home}/.ssh/id_rsa`);
+  });
+
   it('answers as the plain component walk does, whatever the probe already worked out', () => {
     const paths = samplePaths();
     for (const order of [paths, [...paths].reverse(), [...paths, ...paths]]) {
@@ -87,8 +95,10 @@ function plainPhysicalPath(raw: string, probe: FilesystemProbe): string {
       real = cached;
       continue;
     }
-    if (name === '..') real = posix.dirname(real);
-    else if (name !== '' && name !== '.') {
+    if (name === '..') {
+      real = posix.dirname(real);
+      exists = true;
+    } else if (name !== '' && name !== '.') {
       const candidate = real === '/' ? `/${name}` : `${real}/${name}`;
       const kind = exists ? probe.linkKind(candidate) : undefined;
       if (kind === undefined) exists = false;
