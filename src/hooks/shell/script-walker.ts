@@ -78,7 +78,10 @@ export class ScriptWalker {
     // `${BASH_ENV:=x.sh}`, `${PATH:=…}`: an expansion that assigns, wherever it stands (most
     // scripts have no `${` at all, and looking for one is cheaper than running the pattern).
     if (this.source.includes('${')) {
-      for (const match of this.source.matchAll(ASSIGNING_EXPANSION)) this.variableSet(match[1], { value: undefined, text: match[0], reason: 'variable' }, state);
+      for (const match of this.source.matchAll(ASSIGNING_EXPANSION)) {
+        this.variableSet(match[1], { value: undefined, text: match[0], reason: 'variable' }, state);
+        if (match[1] !== undefined) state.suspect.add(match[1]);
+      }
     }
     this.sequence(root.children, state);
   }
