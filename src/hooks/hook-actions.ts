@@ -5,6 +5,7 @@ import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
 import { findProtectedInside, WALK_LIMITS } from './protected-inside.js';
 import { ignoredAndUntracked } from './git-ignored.js';
+import { interactiveProgram, shellStartingWrapper } from './interactive-programs.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
@@ -51,8 +52,13 @@ export function planHookActions(event: HookEvent, tools: PlanTools): PlannedActi
 /** `skipsIgnored`: the tool is Claude Code's Grep, which runs ripgrep and so leaves gitignored files unread (ripgrep-skips.ts). */
 function planToolCall(call: ToolCall, toolName: string, context: ShellContext, make: ActionMaker, tools: PlanTools, skipsIgnored: boolean): PlannedAction[] {
   switch (call.kind) {
-    case 'shell':
-      return call.dialect === 'powershell' ? planPowerShell(call.command, context, make, tools) : planShell(call.command, context, make, tools);
+    case 'shell': {
+      // A working directory the call names (Codex's `workdir`) is where its relative paths lead.
+      const shellContext = call.cwd === undefined ? context : { ...context, cwd: tools.resolvePath(call.cwd, context).path };
+      if (call.dialect === 'powershell') return planPowerShell(call.command, shellContext, make, tools);
+      if (call.terminal === 'input') return planTerminalInput(call.command, shellContext, make, tools);
+      return planShell(call.command, shellContext, make, tools, call.terminal === 'session');
+    }
     case 'read':
       return [fileAction(make, 'read', tools.resolvePath(call.path, context), { via: toolName })];
     case 'write': {
@@ -86,8 +92,12 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
   }
 }
 
-/** An unparsable command is still an action, so its refusal (shell_unparsable) is on the record. */
-function planShell(command: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+/**
+ * An unparsable command is still an action, so its refusal (shell_unparsable) is on the record.
+ * `writableSession`: the runtime can type into the command's terminal later without a hook
+ * judging what is typed, so a program that reads commands from its terminal is a dynamic run.
+ */
+function planShell(command: string, context: ShellContext, make: ActionMaker, tools: PlanTools, writableSession = false): PlannedAction[] {
   // A script the command runs is followed only when it is not protected: its text would reach the payloads.
   const analysis = tools.analyze(command, { ...context, mayReadScript: (path) => tools.protects(path) === undefined });
   const bound = boundCommand(command);
@@ -98,7 +108,68 @@ function planShell(command: string, context: ShellContext, make: ActionMaker, to
   const simpleCommands = cut(analysis.commands.map((simple) => simple.argv.join(' ')).join('\n'));
   const actions: PlannedAction[] = [make(`run \`${preview(command)}\``, 'shell.command.run', resource('shell', context.cwd), { ...bound, argv, simpleCommands, cwd: context.cwd })];
   for (const operation of withProtectedInside(analysis.operations, tools)) actions.push(operationAction(make, operation, { ...bound, cwd: context.cwd }));
+  if (writableSession) {
+    const program = analysis.commands.map((simple) => interactiveProgram(simple.argv)).find((name) => name !== undefined) ?? shellStartingWrapper(command);
+    if (program !== undefined) {
+      const via = `${program} reads commands from a terminal the agent can type into later, unseen by any hook`;
+      actions.push(operationAction(make, { kind: 'execute', dynamic: { text: `${program} (commands typed into its terminal)`, reason: 'unsupported' }, via }, { ...bound, cwd: context.cwd }));
+    }
+  }
   return actions;
+}
+
+/**
+ * The working directory of a session the agent types into: whatever the session `cd`-ed to,
+ * which no hook saw. Relative paths are resolved under this name, which no real directory has,
+ * so a path protected anywhere (`.env`) is still found, and any other relative path is known
+ * only at run time.
+ */
+const SESSION_CWD = '/<session working directory>';
+
+/** Copilot's write_bash keys: `{enter}` ends a line; the others edit or recall a line in ways the text does not show. */
+const TERMINAL_KEY = /\{(enter|up|down|left|right|backspace|delete|tab|escape|esc|home|end|pageup|pagedown|ctrl\+?[a-z]|[a-z+-]+)\}/gi;
+
+/**
+ * Text typed into a running session (Copilot's `write_bash`, an MCP `interact_with_process`): a
+ * bash command line as far as it can be read, in a working directory the hook does not know.
+ * What cannot be read as one line the shell runs as written is known only at run time: editing
+ * keys and control characters (`{backspace}`, `{up}`, Tab completion, ^R), a line not yet ended
+ * (the next write completes it: `cat .e` then `nv`), history expansion (`!!`, `!$`), and text
+ * that is not bash at all (it may be typed into a REPL approved when it started).
+ */
+function planTerminalInput(input: string, context: ShellContext, make: ActionMaker, tools: PlanTools): PlannedAction[] {
+  let edited = false;
+  const text = input
+    .replace(TERMINAL_KEY, (_key, name: string) => {
+      if (name.toLowerCase() === 'enter') return '\n';
+      edited = true;
+      return '';
+    })
+    .replace(/\r\n?/g, '\n');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(text)) edited = true;
+  const unfinished = text !== '' && !text.endsWith('\n');
+  const sessionContext: ShellContext = { ...context, cwd: SESSION_CWD };
+  const bound = { ...boundCommand(input), cwd: SESSION_CWD, terminal: 'input' };
+  const analysis = tools.analyze(text, { ...sessionContext, mayReadScript: () => false });
+  const actions: PlannedAction[] = [make(`type \`${preview(input)}\` into a running session`, 'shell.command.run', resource('shell', SESSION_CWD), bound)];
+  const dynamicWhy = !analysis.ok ? 'text that is not a bash command line' : edited ? 'editing keys or control characters' : unfinished ? 'a line the next input completes' : text.includes('!') ? 'bash history expansion' : undefined;
+  if (analysis.ok) {
+    for (const operation of withProtectedInside(analysis.operations, tools)) actions.push(operationAction(make, inSession(operation, tools), bound));
+  }
+  if (dynamicWhy !== undefined) {
+    actions.push(operationAction(make, { kind: 'execute', dynamic: { text: preview(input), reason: 'unsupported' }, via: `input to a running session: ${dynamicWhy}` }, bound));
+  }
+  return actions;
+}
+
+/** A file operation of text typed into a session: a relative path is dynamic unless protected wherever it is. */
+function inSession(operation: FileOperation, tools: PlanTools): FileOperation {
+  const path = operation.path;
+  if (path === undefined || (path !== SESSION_CWD && !path.startsWith(`${SESSION_CWD}/`))) return operation;
+  if (tools.protects(path) !== undefined) return operation;
+  const relativePath = path === SESSION_CWD ? '.' : path.slice(SESSION_CWD.length + 1);
+  return { kind: operation.kind, dynamic: { text: relativePath, reason: 'unsupported' }, via: `${operation.via}, relative to the session's working directory` };
 }
 
 /**

@@ -14,7 +14,24 @@ export type ToolCall =
    * `dialect` says otherwise: a PowerShell command (Copilot's `powershell` tool) is not bash, and
    * the bash analysis would misread it (`.\.env` is not `..env`).
    */
-  | { kind: 'shell'; command: string; dialect?: 'powershell' }
+  | {
+      kind: 'shell';
+      command: string;
+      dialect?: 'powershell';
+      /** The directory the command runs in, when the call names one (Codex's `workdir`, an MCP tool's `cwd`); relative to the event's cwd. */
+      cwd?: string;
+      /**
+       * How the text reaches a terminal, when not as a command run to completion:
+       * - `session`: the command starts in a terminal the runtime can type into later through a
+       *   tool no hook judges as a command (Codex's `write_stdin`; Copilot's `write_bash`, whose
+       *   text goes to whatever program runs there). A program started here that reads commands
+       *   from its terminal (`ssh host`, `vim`, `sqlite3`) is then a decision known only at run time.
+       * - `input`: the text is typed into a session that is already running (Copilot's
+       *   `write_bash`, an MCP tool's `interact_with_process`): read as bash, but in the session's
+       *   own working directory, which the hook does not know.
+       */
+      terminal?: 'session' | 'input';
+    }
   /** A whole-file read by the runtime's own file tool. */
   | { kind: 'read'; path: string }
   /** A file creation or edit by the runtime's own tool; `input` is the tool input, bound into the payload. */

@@ -83,7 +83,13 @@ function toolArgs(value: string | Record<string, unknown>): Record<string, unkno
 function toolCall(name: string, args: Record<string, unknown>): ToolCall {
   switch (name) {
     case 'bash':
-      return { kind: 'shell', command: parseWith(z.object({ command: z.string() }), args, RUNTIME, 'toolArgs').command };
+      // Every bash session can be typed into later with write_bash, whatever its mode: an async
+      // command, and a sync one still running when its wait ends, stay in the session.
+      return { kind: 'shell', command: parseWith(z.object({ command: z.string() }), args, RUNTIME, 'toolArgs').command, terminal: 'session' };
+    case 'write_bash':
+      // The text goes to whatever reads the session's terminal: the bash session itself once its
+      // command is done, or the program still running in it.
+      return { kind: 'shell', command: parseWith(z.object({ input: z.string() }), args, RUNTIME, 'toolArgs').input, terminal: 'input' };
     case 'powershell':
       return { kind: 'shell', command: parseWith(z.object({ command: z.string() }), args, RUNTIME, 'toolArgs').command, dialect: 'powershell' };
     case 'view':

@@ -12,7 +12,9 @@ const base = { event: 'tool', runtime: 'copilot', sessionId: '', cwd: '/home/run
 
 describe('copilot: every tool as Copilot sends it', () => {
   const cases: [string, Record<string, unknown>, HookEvent][] = [
-    ['bash', { command: 'rm -rf dist', description: 'Clean build directory' }, { ...base, toolName: 'bash', call: { kind: 'shell', command: 'rm -rf dist' } }],
+    ['bash', { command: 'rm -rf dist', description: 'Clean build directory' }, { ...base, toolName: 'bash', call: { kind: 'shell', command: 'rm -rf dist', terminal: 'session' } }],
+    ['write_bash', { sessionId: 's1', input: 'cat .env\n' }, { ...base, toolName: 'write_bash', call: { kind: 'shell', command: 'cat .env\n', terminal: 'input' } }],
+    ['read_bash', { sessionId: 's1' }, { ...base, toolName: 'read_bash', call: { kind: 'other', name: 'read_bash' } }],
     ['powershell', { command: 'Get-Content .env' }, { ...base, toolName: 'powershell', call: { kind: 'shell', command: 'Get-Content .env', dialect: 'powershell' } }],
     ['view', { path: '/home/runner/work/shop/shop/.env', view_range: [1, 20] }, { ...base, toolName: 'view', call: { kind: 'read', path: '/home/runner/work/shop/shop/.env' } }],
     ['create', { path: 'src/new.ts', file_text: 'export {}\n' }, { ...base, toolName: 'create', call: { kind: 'write', path: 'src/new.ts', input: { path: 'src/new.ts', file_text: 'export {}\n' } } }],

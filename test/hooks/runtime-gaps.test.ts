@@ -1,0 +1,94 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { svc } from '../support/proxy.js';
+
+/**
+ * Calls the runtimes send that once got no opinion, or a wrong one: each runs the real
+ * `svc hook <runtime>` as a child process with the runtime's own JSON on stdin, in a workspace
+ * made by `svc init`, with HOME a temporary directory holding ~/.aws/credentials.
+ */
+let root: string;
+let ws: string;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+type Answer = 'allow' | 'deny' | 'none';
+
+interface Decided {
+  answer: Answer;
+  reason: string;
+}
+
+/** The decision in any runtime's format: allow, deny, or none (nothing printed). */
+async function hook(runtime: string, event: unknown, cwd = ws): Promise<Decided> {
+  const run = await runCli(['hook', runtime], { cwd, env, input: JSON.stringify(event) });
+  expect(run.code, run.stderr).toBe(0);
+  if (run.stdout === '') return { answer: 'none', reason: '' };
+  const parsed = JSON.parse(run.stdout) as Record<string, unknown>;
+  const specific = (parsed.hookSpecificOutput ?? parsed) as Record<string, unknown>;
+  const decision = specific.permissionDecision ?? specific.decision ?? specific.permission;
+  const reason = String(specific.permissionDecisionReason ?? specific.reason ?? specific.agent_message ?? '');
+  if (decision === 'block') return { answer: 'deny', reason };
+  if (decision !== 'allow' && decision !== 'deny') throw new Error(`unexpected answer ${run.stdout}`);
+  return { answer: decision, reason };
+}
+
+const copilot = (toolName: string, args: Record<string, unknown>) => hook('copilot', { timestamp: 1763716264123, cwd: ws, toolName, toolArgs: JSON.stringify(args) });
+const codex = (toolName: string, toolInput: Record<string, unknown>) =>
+  hook('codex', { session_id: 's', turn_id: '1', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5.2-codex', permission_mode: 'default', tool_name: toolName, tool_input: toolInput, tool_use_id: 'call_1' });
+const claude = (toolName: string, toolInput: Record<string, unknown>) => hook('claude-code', { session_id: 's', cwd: ws, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput });
+const claudePrompt = (prompt: string) => hook('claude-code', { session_id: 's', cwd: ws, permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt });
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-runtime-gaps-'));
+  ws = join(root, 'ws');
+  home = join(root, 'home');
+  await mkdir(join(ws, 'src'), { recursive: true });
+  await mkdir(join(home, '.aws'), { recursive: true });
+  await writeFile(join(ws, '.env'), 'API_KEY=sk-live-789\n');
+  await writeFile(join(ws, 'src/app.ts'), 'export const answer = 42; // TODO\n');
+  await writeFile(join(home, '.aws/credentials'), '[default]\n');
+  env = { ...process.env, HOME: home, SVC_REVIEWER_KEYS_DIR: join(home, '.config/svc/reviewer-keys') };
+  const init = await svc(['init', '--dir', ws], { env, cwd: ws });
+  expect(init.code, init.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('A: text typed into a running terminal, and programs that read it', () => {
+  it('Copilot write_bash is read as a bash command line: a protected read is denied, a plain answer passes', async () => {
+    expect((await copilot('write_bash', { sessionId: 's1', input: 'cat .env\n' })).answer).toBe('deny');
+    expect((await copilot('write_bash', { shellId: 's1', input: `cat ${join(home, '.aws/credentials')}{enter}` })).answer).toBe('deny');
+    expect((await copilot('write_bash', { sessionId: 's1', input: 'y\n' })).answer).toBe('none');
+  });
+
+  it('Copilot write_bash: a relative path in the session directory, editing keys and an unfinished line need approval', async () => {
+    for (const input of ['cat credentials\n', 'cat .en{tab}\n', 'cat .eny\u007fv\n', 'cat .e', 'cat !$\n']) {
+      const decided = await copilot('write_bash', { sessionId: 's1', input });
+      expect(decided.answer, input).toBe('deny');
+      expect(decided.reason, input).toContain('shell_dynamic_path');
+    }
+  });
+
+  it.each(['script -q /dev/null', 'ssh build-host', 'less README.md', 'vim src/app.ts', 'tmux', 'sqlite3 app.db', 'gdb ./server', 'socat - EXEC:sh', 'python3 -m pdb x.py', 'su', 'sudo -i'])(
+    'a session that reads commands from its terminal needs approval: Codex and Copilot `%s`',
+    async (command) => {
+      const byCodex = await codex('Bash', { command });
+      expect(byCodex.answer).toBe('deny');
+      expect(byCodex.reason).toContain('shell_dynamic_path');
+      expect((await copilot('bash', { command, description: 'x', mode: 'async' })).reason).toContain('shell_dynamic_path');
+    },
+  );
+
+  it('commands that read no commands from their terminal are left alone, and Claude Code (no write-to-terminal tool) is unchanged', async () => {
+    for (const command of ['ssh build-host uptime', 'npm test', 'psql -c "select 1"', 'tmux ls', 'sqlite3 app.db "select 1"', 'git status']) {
+      expect((await codex('Bash', { command })).answer, command).toBe('none');
+    }
+    expect((await claude('Bash', { command: 'less README.md' })).answer).toBe('none');
+  });
+});
