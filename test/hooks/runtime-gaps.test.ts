@@ -92,3 +92,23 @@ describe('A: text typed into a running terminal, and programs that read it', () 
     expect((await claude('Bash', { command: 'less README.md' })).answer).toBe('none');
   });
 });
+
+describe('B: Codex tools and working directories', () => {
+  it('Edit, Write and Read with file_path are judged like Claude Code’s', async () => {
+    expect((await codex('Edit', { file_path: 'svc.yml', old_string: 'a', new_string: 'b' })).answer).toBe('deny');
+    expect((await codex('Write', { file_path: join(ws, '.claude/settings.json'), content: '{}' })).answer).toBe('deny');
+    expect((await codex('Read', { file_path: '.env' })).answer).toBe('deny');
+    expect((await codex('Read', { file_path: 'src/app.ts' })).answer).toBe('none');
+  });
+
+  it('a workdir in the Bash input is where relative paths lead', async () => {
+    expect((await codex('Bash', { command: 'cat credentials', workdir: join(home, '.aws') })).answer).toBe('deny');
+    expect((await codex('Bash', { command: 'cat app.ts', workdir: 'src' })).answer).toBe('none');
+  });
+
+  it('apply_patch run as a command writes the files of its headers', async () => {
+    const command = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: svc.yml\n@@\n-a\n+b\n*** End Patch\nEOF\n";
+    expect((await codex('Bash', { command })).answer).toBe('deny');
+    expect((await codex('Bash', { command: command.replace('svc.yml', 'src/app.ts') })).answer).toBe('none');
+  });
+});

@@ -11,8 +11,8 @@ import {
   mcpName,
   parseWith,
   readJsonObject,
-  toolPath,
 } from './hook-input.js';
+import { claudeStyleToolCall } from './claude-style-tools.js';
 
 /**
  * Claude Code's command hooks, registered for `PreToolUse` (every tool) and `UserPromptSubmit`.
@@ -41,9 +41,6 @@ const inputSchema = z.discriminatedUnion('hook_event_name', [
   z.object({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
 ]);
 
-const grepInput = z.object({ pattern: z.string(), path: z.string().optional(), glob: z.string().optional() });
-const globInput = z.object({ pattern: z.string(), path: z.string().optional() });
-
 export const claudeCodeProtocol: RuntimeProtocol = {
   runtime: RUNTIME,
   supports: { ask: true, prompt: true },
@@ -69,47 +66,14 @@ export const claudeCodeProtocol: RuntimeProtocol = {
 };
 
 function toolCall(name: string, input: Record<string, unknown>): ToolCall {
-  const field = (key: string) => `tool_input.${key}`;
-  switch (name) {
-    case 'Bash': {
-      const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
-      return { kind: 'shell', command };
-    }
-    case 'Read':
-      return { kind: 'read', path: toolPath(RUNTIME, field('file_path'), input.file_path) };
-    case 'NotebookRead':
-      return { kind: 'read', path: toolPath(RUNTIME, field('notebook_path'), input.notebook_path) };
-    case 'Write':
-    case 'Edit':
-    case 'MultiEdit':
-      return { kind: 'write', path: toolPath(RUNTIME, field('file_path'), input.file_path), input };
-    case 'NotebookEdit':
-      return { kind: 'write', path: toolPath(RUNTIME, field('notebook_path'), input.notebook_path), input };
-    case 'Grep': {
-      const grep = parseWith(grepInput, input, RUNTIME, 'tool_input');
-      return { kind: 'search', pattern: grep.pattern, contents: true, ...optionalPath(grep.path), ...(grep.glob !== undefined && { glob: grep.glob }) };
-    }
-    case 'Glob': {
-      const glob = parseWith(globInput, input, RUNTIME, 'tool_input');
-      return { kind: 'search', pattern: glob.pattern, contents: false, ...optionalPath(glob.path) };
-    }
-    case 'LS':
-      return { kind: 'search', path: toolPath(RUNTIME, field('path'), input.path), pattern: '*', contents: false };
-    case 'WebFetch': {
-      const { url } = parseWith(z.object({ url: z.string().min(1) }), input, RUNTIME, 'tool_input');
-      return { kind: 'fetch', url };
-    }
-    default: {
-      const mcp = mcpName(name);
-      if (mcp !== undefined) return { kind: 'mcp', ...mcp, arguments: input };
-      if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
-      return { kind: 'other', name };
-    }
+  if (name === 'Bash') {
+    const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
+    return { kind: 'shell', command };
   }
-}
-
-/** An empty `path` searches the working directory, as an absent one does. */
-function optionalPath(value: string | undefined): { path?: string } {
-  if (value === undefined || value === '') return {};
-  return { path: toolPath(RUNTIME, 'tool_input.path', value) };
+  const fileTool = claudeStyleToolCall(RUNTIME, name, input);
+  if (fileTool !== undefined) return fileTool;
+  const mcp = mcpName(name);
+  if (mcp !== undefined) return { kind: 'mcp', ...mcp, arguments: input };
+  if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
+  return { kind: 'other', name };
 }

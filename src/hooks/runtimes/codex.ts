@@ -1,3 +1,4 @@
+import { isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import type { HookEvent, HookOutput, HookVerdict, RuntimeProtocol, ToolCall } from '../hook-event.js';
 import {
@@ -14,6 +15,7 @@ import {
   toolPath,
   withCalls,
 } from './hook-input.js';
+import { claudeStyleToolCall } from './claude-style-tools.js';
 
 /**
  * OpenAI Codex CLI's command hooks (`.codex/hooks.json`), registered for `PreToolUse` and
@@ -69,14 +71,33 @@ export const codexProtocol: RuntimeProtocol = {
   },
 };
 
+const bashInput = z.object({ command: z.string(), workdir: z.string().nullable().optional(), cwd: z.string().nullable().optional() });
+
 function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
-  if (name === 'Bash') return { call: { kind: 'shell', command: parseWith(commandInput, input, RUNTIME, 'tool_input').command } };
-  if (name === 'apply_patch') {
-    const { command } = parseWith(commandInput, input, RUNTIME, 'tool_input');
+  if (name === 'Bash') {
+    const bash = parseWith(bashInput, input, RUNTIME, 'tool_input');
+    // Codex's exec_command runs in its `workdir` argument, but Codex sends only `{command}` to
+    // the hook: a workdir is used when a release (or fork) sends one, else the event's cwd.
+    const workdir = bash.workdir ?? bash.cwd ?? undefined;
+    const runIn = workdir === undefined || workdir === '' ? {} : { cwd: toolPath(RUNTIME, bash.workdir ? 'tool_input.workdir' : 'tool_input.cwd', workdir) };
+    // exec_command runs in a terminal that write_stdin types into, and no hook sees write_stdin.
+    const shell: ToolCall = { kind: 'shell', command: bash.command, ...runIn, terminal: 'session' };
+    // Codex intercepts `apply_patch <<'EOF' … EOF` run as a command and applies the patch itself:
+    // the files in its headers are written, though no program of the command line names them.
+    const patched = bash.command.includes('*** Begin Patch') ? patchedFiles(bash.command).map((file): ToolCall => ({ kind: 'write', path: runIn.cwd === undefined || isAbsolute(file) ? file : join(runIn.cwd, file), input })) : [];
+    return withCalls(shell, patched);
+  }
+  if (name === 'apply_patch' || name === 'ApplyPatch') {
+    // The patch is `command` in Codex's payload; `patch` and `input` are the names other
+    // apply_patch-style tools give it.
+    const command = [input.command, input.patch, input.input].find((value): value is string => typeof value === 'string') ?? parseWith(commandInput, input, RUNTIME, 'tool_input').command;
     const [first, ...rest] = patchedFiles(command).map((file): ToolCall => ({ kind: 'write', path: file, input }));
     if (first === undefined) throw invalidInput(RUNTIME, 'tool_input.command names no file (expected "*** Add File:", "*** Update File:" or "*** Delete File:" lines)');
     return withCalls(first, rest);
   }
+  // Codex's own file tools (`Read`, `Edit`, `Write`, ...) take Claude Code's names and arguments.
+  const fileTool = claudeStyleToolCall(RUNTIME, name, input);
+  if (fileTool !== undefined) return { call: fileTool };
   const mcp = mcpName(name);
   if (mcp !== undefined) return { call: { kind: 'mcp', ...mcp, arguments: input } };
   if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);

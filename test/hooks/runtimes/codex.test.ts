@@ -39,8 +39,31 @@ const PATCH = [
 ].join('\n');
 
 describe('codex: every tool as Codex sends it', () => {
-  it('Bash → shell', () => {
-    expect(codex.parseInput(preToolUse('Bash', { command: 'cat ~/.aws/credentials' }))).toStrictEqual({ ...base, toolName: 'Bash', call: { kind: 'shell', command: 'cat ~/.aws/credentials' } });
+  it('Bash → shell in a terminal write_stdin can type into later', () => {
+    expect(codex.parseInput(preToolUse('Bash', { command: 'cat ~/.aws/credentials' }))).toStrictEqual({ ...base, toolName: 'Bash', call: { kind: 'shell', command: 'cat ~/.aws/credentials', terminal: 'session' } });
+  });
+
+  it('Bash with a workdir runs there; a null workdir is none', () => {
+    expect(codex.parseInput(preToolUse('Bash', { command: 'ls', workdir: '/home/dev/shop/src' }))).toStrictEqual({ ...base, toolName: 'Bash', call: { kind: 'shell', command: 'ls', cwd: '/home/dev/shop/src', terminal: 'session' } });
+    expect(codex.parseInput(preToolUse('Bash', { command: 'ls', workdir: null }))).toStrictEqual({ ...base, toolName: 'Bash', call: { kind: 'shell', command: 'ls', terminal: 'session' } });
+  });
+
+  it('Bash running apply_patch: the files of the patch headers are writes too, under the workdir', () => {
+    const input = { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: app.ts\n*** End Patch\nEOF", workdir: 'src' };
+    expect(codex.parseInput(preToolUse('Bash', input))).toStrictEqual({
+      ...base,
+      toolName: 'Bash',
+      call: { kind: 'shell', command: input.command, cwd: 'src', terminal: 'session' },
+      additionalCalls: [{ kind: 'write', path: 'src/app.ts', input }],
+    });
+  });
+
+  it('Read, Edit and Write → a read or write of file_path, as for Claude Code', () => {
+    expect(codex.parseInput(preToolUse('Read', { file_path: '.env', offset: 1 }))).toStrictEqual({ ...base, toolName: 'Read', call: { kind: 'read', path: '.env' } });
+    const edit = { file_path: 'svc.yml', old_string: 'a', new_string: 'b' };
+    expect(codex.parseInput(preToolUse('Edit', edit))).toStrictEqual({ ...base, toolName: 'Edit', call: { kind: 'write', path: 'svc.yml', input: edit } });
+    const write = { file_path: 'a.ts', content: '' };
+    expect(codex.parseInput(preToolUse('Write', write))).toStrictEqual({ ...base, toolName: 'Write', call: { kind: 'write', path: 'a.ts', input: write } });
   });
 
   it('apply_patch → one write per file the patch adds, updates, moves to or deletes, each bound to the whole patch', () => {
@@ -97,7 +120,9 @@ describe('codex: every tool as Codex sends it', () => {
 describe('codex: refuses what it cannot read', () => {
   it('names the missing or wrong field', () => {
     expectInvalid(codex, preToolUse('Bash', {}), 'codex hook input: tool_input.command is missing');
-    expectInvalid(codex, preToolUse('apply_patch', { patch: 'x' }), 'tool_input.command is missing');
+    expectInvalid(codex, preToolUse('apply_patch', { diff: 'x' }), 'tool_input.command is missing');
+    expectInvalid(codex, preToolUse('apply_patch', { patch: 'x' }), 'names no file');
+    expectInvalid(codex, preToolUse('Edit', { path: 'x' }), 'tool_input.file_path is missing');
     expectInvalid(codex, preToolUse('apply_patch', { command: '*** Begin Patch\n*** End Patch' }), 'names no file');
     expectInvalid(codex, preToolUse('Bash', { command: 'ls' }, { transcript_path: 5 }), 'transcript_path must be');
     expectInvalid(codex, preToolUse('Bash', { command: 'ls' }, { cwd: '.' }), 'cwd must be an absolute path');
