@@ -6,6 +6,7 @@ import type { HookEvent, ToolCall } from './hook-event.js';
 import { findProtectedInside, WALK_LIMITS } from './protected-inside.js';
 import { ignoredAndUntracked } from './git-ignored.js';
 import { interactiveProgram, shellStartingWrapper } from './interactive-programs.js';
+import { toolWords } from './runtimes/mcp-calls.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
@@ -81,12 +82,17 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
       const local = call.url.toLowerCase().startsWith('file:') ? decodeFileUri(call.url) : undefined;
       return local === undefined ? [fetch] : [fetch, fileAction(make, 'read', tools.resolvePath(local, context), { via: `${toolName} file: URL` })];
     }
-    case 'mcp':
+    case 'mcp': {
+      const paths = mcpPaths(call.tool, call.arguments).map(({ kind, text, key }) => ({ kind, key, target: tools.resolvePath(text, context) }));
+      // A search tool given a directory reads the files under it, as the Grep tool does.
+      const searches = searchesContents(call.tool);
+      const operations = paths.map(({ kind, key, target }): FileOperation => ({ kind, ...target, ...(searches && kind === 'read' && isDirectory(target.path) && { recursive: true }), via: `${toolName} argument ${key}` }));
       return [
         make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload),
-        ...mcpPaths(call.tool, call.arguments).map(({ kind, text, key }) => fileAction(make, kind, tools.resolvePath(text, context), { via: `${toolName} argument ${key}` })),
+        ...withProtectedInside(operations, tools).map((operation) => operationAction(make, operation, {})),
         ...mcpBlobPaths(call.arguments).map(({ text, key }) => fileAction(make, 'read', tools.resolvePath(text, context), { via: `${toolName} argument ${key} (a git blob)` })),
       ];
+    }
     case 'other':
       return [];
   }
@@ -200,11 +206,46 @@ const POWERSHELL_SEPARATORS = /[\s;|&(){}'"`,=<>]+/;
 const MAX_POWERSHELL_WORDS = 256;
 
 /** Argument names under which MCP servers commonly take a file path; a list under them is a list of paths. */
-const MCP_PATH_KEYS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'file_path', 'filepath', 'filepaths', 'file_paths', 'source', 'sources', 'src', 'directory', 'dir', 'dir_path', 'root', 'uri']);
-const MCP_DESTINATION_KEYS = new Set(['destination', 'dest', 'target', 'target_path', 'output', 'output_path', 'new_path']);
-/** Tool names that change the files they are given. */
-const MCP_WRITING_TOOL = /write|edit|create|move|rename|delete|remove|put|upload|save|patch|append|mkdir|copy/i;
+const MCP_PATH_KEYS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'source', 'sources', 'src', 'directory', 'directories', 'dir', 'dirs', 'root', 'uri', 'location', 'folder', 'folders']);
+/**
+ * Any other name that ends like one (`file_path`, `relative_path`, `absolute_path`, `pathInProject`,
+ * `root_path`, `db_path`, `file_name`, `pathname`, `sourceDir`, `targetFile`): servers name their
+ * path arguments every way, and a name that says path is worth reading as one. A value that is
+ * not a path costs nothing: only a protected or run-time path changes a decision.
+ */
+const MCP_PATH_KEY_ENDING = /(?:path|paths|pathname|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders)$/;
+const MCP_DESTINATION_KEYS = new Set(['destination', 'dest', 'target', 'target_path', 'output', 'output_path', 'new_path', 'newpath', 'destination_path', 'dest_path', 'to']);
+/**
+ * Words of a tool name (toolWords) that say it changes the files it is given: `write_file`,
+ * `replace_text_in_file`, `insert_after_symbol`, `set`, `edit_block`, `create_directory`.
+ */
+const MCP_WRITING_WORDS = new Set([
+  'write', 'edit', 'create', 'move', 'rename', 'delete', 'remove', 'put', 'upload', 'save', 'patch', 'append', 'prepend', 'mkdir', 'copy',
+  'replace', 'insert', 'set', 'update', 'upsert', 'modify', 'overwrite', 'truncate', 'chmod', 'chown', 'touch', 'rm', 'rmdir', 'unlink', 'mv', 'cp',
+  'apply', 'change', 'rewrite', 'refactor', 'restore', 'reset', 'checkout', 'store', 'add', 'format', 'substitute',
+]);
+/** Words of a tool name that say it reads the contents of what it searches; `list` and `tree` tools read names only, like Glob. */
+const MCP_SEARCH_WORDS = new Set(['search', 'grep', 'rg', 'ripgrep', 'find', 'ag', 'ack']);
 const MAX_MCP_PATHS = 64;
+
+/** A word with a verb ending taken off (`writes`, `edited`, `editor`, `replacing`): the verb, if one of `verbs`. */
+function hasVerb(words: readonly string[], verbs: ReadonlySet<string>): boolean {
+  return words.some((word) => [word, word.replace(/s$/, ''), word.replace(/es$/, ''), word.replace(/e?d$/, ''), word.replace(/ing$/, ''), word.replace(/ing$/, 'e'), word.replace(/o?r$/, ''), word.replace(/e?r$/, '')].some((stem) => verbs.has(stem)));
+}
+
+function changesFiles(tool: string): boolean {
+  return hasVerb(toolWords(tool), MCP_WRITING_WORDS);
+}
+
+function searchesContents(tool: string): boolean {
+  return hasVerb(toolWords(tool), MCP_SEARCH_WORDS);
+}
+
+function isPathKey(name: string): boolean {
+  const lower = name.toLowerCase();
+  // …or starts like one (JetBrains' `pathInProject`).
+  return MCP_PATH_KEYS.has(lower) || MCP_PATH_KEY_ENDING.test(lower.replace(/[-_]/g, '')) || /^path(?:in|_in|_?relative|_?to)/.test(lower);
+}
 
 /**
  * The file paths among an MCP call's arguments (nested objects and lists included, up to a few
@@ -214,11 +255,14 @@ const MAX_MCP_PATHS = 64;
  */
 function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' | 'write'; text: string; key: string }[] {
   const found: { kind: 'read' | 'write'; text: string; key: string }[] = [];
-  const writes = MCP_WRITING_TOOL.test(tool);
+  const writes = changesFiles(tool);
   const visit = (value: unknown, key: string, depth: number, pathKey: 'read' | 'write' | undefined): void => {
     if (found.length >= MAX_MCP_PATHS || depth > 4) return;
     if (typeof value === 'string') {
-      if (pathKey === undefined || value === '' || value.includes('\0')) return;
+      // A file:// URL is a path whatever its argument is called (`url`, `resource`, `uri`).
+      const fileUrl = value.toLowerCase().startsWith('file://');
+      if ((pathKey === undefined && !fileUrl) || value === '' || value.includes('\0')) return;
+      pathKey ??= writes ? 'write' : 'read';
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.toLowerCase().startsWith('file://')) return;
       const text = value.toLowerCase().startsWith('file://') ? decodeFileUri(value) : value;
       if (text !== undefined) found.push({ kind: pathKey, text, key });
@@ -231,7 +275,7 @@ function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' |
     if (typeof value !== 'object' || value === null) return;
     for (const [name, item] of Object.entries(value)) {
       const lower = name.toLowerCase();
-      const kind = MCP_DESTINATION_KEYS.has(lower) ? 'write' : MCP_PATH_KEYS.has(lower) ? (writes ? 'write' : 'read') : undefined;
+      const kind = MCP_DESTINATION_KEYS.has(lower) ? 'write' : isPathKey(name) ? (writes ? 'write' : 'read') : undefined;
       visit(item, key === '' ? name : `${key}.${name}`, depth + 1, kind);
     }
   };

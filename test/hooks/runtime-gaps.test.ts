@@ -112,3 +112,51 @@ describe('B: Codex tools and working directories', () => {
     expect((await codex('Bash', { command: command.replace('svc.yml', 'src/app.ts') })).answer).toBe('none');
   });
 });
+
+describe('C: MCP tools', () => {
+  it.each([
+    ['mcp__serena__read_file', { relative_path: '.env' }],
+    ['mcp__fs__read', { absolute_path: '<ws>/.env' }],
+    ['mcp__fs__read', { file_name: '.env' }],
+    ['mcp__fs__read', { pathname: '.env' }],
+    ['mcp__jetbrains__get_file_text_by_path', { pathInProject: '.env' }],
+    ['mcp__fs__open', { location: '.env' }],
+    ['mcp__db__query', { db_path: '~/.aws/credentials', sql: 'select 1' }],
+    ['mcp__fs__read_resource', { resource: 'file://<ws>/.env' }],
+    ['mcp__fetch__fetch', { url: 'file://<home>/.aws/credentials' }],
+  ])('a path under a key that names one, or a file:// URL, is a file action: %s %j', async (tool, input) => {
+    const placed = JSON.parse(JSON.stringify(input).replaceAll('<ws>', ws).replaceAll('<home>', home)) as Record<string, unknown>;
+    expect((await claude(tool, placed)).reason).toContain('protected_path_read');
+  });
+
+  it.each([
+    ['mcp__fs__set', { path: '.git/config', value: 'x' }],
+    ['mcp__jetbrains__replace_text_in_file', { pathInProject: 'svc.yml', oldText: 'a', newText: 'b' }],
+    ['mcp__serena__replace_content', { relative_path: '.claude/settings.json', needle: 'a', repl: 'b' }],
+    ['mcp__serena__insert_after_symbol', { relative_path: 'svc.yml', name_path: 'x', body: 'y' }],
+    ['mcp__fs__update', { file: '.codex/hooks.json', content: '{}' }],
+  ])('a tool whose name says it changes files writes its path: %s', async (tool, input) => {
+    expect((await claude(tool, input)).reason).toContain('protected_path_write');
+  });
+
+  it('a search tool given a directory reads the protected files under it; a listing does not', async () => {
+    expect((await claude('mcp__ripgrep__search', { pattern: 'KEY', path: ws })).reason).toContain('protected_path_read');
+    expect((await claude('mcp__ripgrep__search', { pattern: 'KEY', path: join(ws, 'src') })).answer).toBe('none');
+    expect((await claude('mcp__fs__list_directory', { path: ws })).answer).toBe('none');
+  });
+
+  it('a tool that runs a command is judged as that command line, in the directory it names', async () => {
+    expect((await claude('mcp__serena__execute_shell_command', { command: 'cat .env' })).reason).toContain('protected_path_read');
+    expect((await claude('mcp__desktop-commander__start_process', { command: 'cat credentials', cwd: join(home, '.aws'), timeout_ms: 1000 })).reason).toContain('protected_path_read');
+    expect((await claude('mcp__desktop-commander__start_process', { command: 'ssh build-host', timeout_ms: 1000 })).reason).toContain('shell_dynamic_path');
+    expect((await claude('mcp__desktop-commander__interact_with_process', { pid: 42, input: 'cat .env\n' })).reason).toContain('protected_path_read');
+    expect((await codex('mcp__shell__run_command', { cmd: 'ls src' })).answer).toBe('none');
+    expect((await claude('mcp__serena__execute_shell_command', { command: 'ls src' })).answer).toBe('none');
+  });
+
+  it('other MCP tools keep no opinion', async () => {
+    expect((await claude('mcp__github__create_issue', { owner: 'acme', repo: 'api', title: 'bug', body: 'see settings' })).answer).toBe('none');
+    expect((await claude('mcp__fs__read_file', { path: 'src/app.ts' })).answer).toBe('none');
+    expect((await claude('mcp__aws__get_profile', { profile: 'default' })).answer).toBe('none');
+  });
+});

@@ -13,6 +13,7 @@ import {
   readJsonObject,
 } from './hook-input.js';
 import { claudeStyleToolCall } from './claude-style-tools.js';
+import { mcpCalls } from './mcp-calls.js';
 
 /**
  * Claude Code's command hooks, registered for `PreToolUse` (every tool) and `UserPromptSubmit`.
@@ -49,7 +50,7 @@ export const claudeCodeProtocol: RuntimeProtocol = {
     const input = parseWith(inputSchema, readJsonObject(raw, RUNTIME), RUNTIME);
     const base = { runtime: RUNTIME, sessionId: input.session_id, cwd: absoluteDirectory(RUNTIME, 'cwd', input.cwd) } as const;
     if (input.hook_event_name === 'UserPromptSubmit') return { event: 'prompt', ...base, prompt: input.prompt };
-    return { event: 'tool', ...base, toolName: input.tool_name, call: toolCall(input.tool_name, input.tool_input) };
+    return { event: 'tool', ...base, toolName: input.tool_name, ...toolCalls(input.tool_name, input.tool_input) };
   },
 
   formatVerdict(verdict: HookVerdict, event: HookEvent | undefined): HookOutput {
@@ -65,15 +66,15 @@ export const claudeCodeProtocol: RuntimeProtocol = {
   },
 };
 
-function toolCall(name: string, input: Record<string, unknown>): ToolCall {
+function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
   if (name === 'Bash') {
     const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
-    return { kind: 'shell', command };
+    return { call: { kind: 'shell', command } };
   }
   const fileTool = claudeStyleToolCall(RUNTIME, name, input);
-  if (fileTool !== undefined) return fileTool;
+  if (fileTool !== undefined) return { call: fileTool };
   const mcp = mcpName(name);
-  if (mcp !== undefined) return { kind: 'mcp', ...mcp, arguments: input };
+  if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, input);
   if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
-  return { kind: 'other', name };
+  return { call: { kind: 'other', name } };
 }

@@ -16,6 +16,7 @@ import {
   withCalls,
 } from './hook-input.js';
 import { claudeStyleToolCall } from './claude-style-tools.js';
+import { mcpCalls } from './mcp-calls.js';
 
 /**
  * OpenAI Codex CLI's command hooks (`.codex/hooks.json`), registered for `PreToolUse` and
@@ -99,7 +100,7 @@ function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCa
   const fileTool = claudeStyleToolCall(RUNTIME, name, input);
   if (fileTool !== undefined) return { call: fileTool };
   const mcp = mcpName(name);
-  if (mcp !== undefined) return { call: { kind: 'mcp', ...mcp, arguments: input } };
+  if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, input);
   if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
   return { call: { kind: 'other', name } };
 }

@@ -11,6 +11,7 @@ import {
   readJsonObject,
   toolPath,
 } from './hook-input.js';
+import { mcpCalls } from './mcp-calls.js';
 
 /**
  * Cursor's agent hooks (`.cursor/hooks.json`). Each event has its own payload; all carry
@@ -81,7 +82,7 @@ export const cursorProtocol: RuntimeProtocol = {
         const server = input.mcp_server_name ?? input.server_name ?? input.url ?? input.command;
         if (server === undefined || server === '') throw invalidInput(RUNTIME, 'beforeMCPExecution names no server (none of mcp_server_name, server_name, url, command)');
         const args = input.tool_input === undefined ? {} : objectInput(input.tool_input);
-        return { event: 'tool', ...base, toolName: input.tool_name, call: { kind: 'mcp', server, tool: input.tool_name, arguments: args } };
+        return { event: 'tool', ...base, toolName: input.tool_name, ...mcpCalls(server, input.tool_name, args) };
       }
       case 'preToolUse':
         return { event: 'tool', ...base, toolName: input.tool_name, call: preToolCall(input.tool_name, objectInput(input.tool_input)) };

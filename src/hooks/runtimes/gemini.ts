@@ -15,6 +15,7 @@ import {
   toolPath,
   withCalls,
 } from './hook-input.js';
+import { mcpCalls } from './mcp-calls.js';
 
 /**
  * Gemini CLI's command hooks (`.gemini/settings.json`), registered for `BeforeTool` (every tool)
@@ -70,7 +71,7 @@ export const geminiProtocol: RuntimeProtocol = {
       return { event: 'tool', ...base, cwd: runIn, toolName: name, call: { kind: 'shell', command } };
     }
     if (input.mcp_context !== undefined) {
-      return { event: 'tool', ...base, cwd, toolName: name, call: { kind: 'mcp', server: input.mcp_context.server_name, tool: input.mcp_context.tool_name, arguments: args } };
+      return { event: 'tool', ...base, cwd, toolName: name, ...mcpCalls(input.mcp_context.server_name, input.mcp_context.tool_name, args) };
     }
     return { event: 'tool', ...base, cwd, toolName: name, ...toolCalls(name, args) };
   },
@@ -123,7 +124,7 @@ function toolCalls(name: string, args: Record<string, unknown>): Calls {
     }
     default: {
       const mcp = mcpName(name);
-      if (mcp !== undefined) return { call: { kind: 'mcp', ...mcp, arguments: args } };
+      if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, args);
       return { call: { kind: 'other', name } };
     }
   }
