@@ -7,6 +7,7 @@ import { findProtectedInside, WALK_LIMITS } from './protected-inside.js';
 import { ignoredAndUntracked } from './git-ignored.js';
 import { interactiveProgram, shellStartingWrapper } from './interactive-programs.js';
 import { toolWords } from './runtimes/mcp-calls.js';
+import { globLeavesUnread } from './glob-filter.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
@@ -72,8 +73,11 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
         return [make(`list ${target.path}`, 'fs.directory.list', fileResource(target.path), { path: cut(target.path), pattern: cut(call.pattern), via: toolName })];
       }
       const operation: FileOperation = { kind: 'read', path: target.path, ...(target.realPath && { realPath: target.realPath }), recursive: isDirectory(target.path), via: toolName };
-      // A glob overrides ripgrep's ignore rules, so with one every file under the path may be read.
-      const skipped = skipsIgnored && call.glob === undefined ? (found: FileOperation) => found.path !== undefined && ignoredByRipgrep(found.path, target.path) : undefined;
+      // A glob overrides ripgrep's ignore rules, so with one every file under the path may be read,
+      // except what the glob itself cannot select (`*.ts` never reads `.env`).
+      const glob = call.glob;
+      const skipped = (found: FileOperation): boolean =>
+        found.path !== undefined && (glob === undefined ? skipsIgnored && ignoredByRipgrep(found.path, target.path) : globLeavesUnread(glob, found.path, target.path));
       return withProtectedInside([operation], tools, skipped).map((op) => operationAction(make, op, { pattern: cut(call.pattern), ...(call.glob !== undefined && { glob: cut(call.glob) }) }));
     }
     case 'fetch': {
@@ -307,7 +311,10 @@ function mcpBlobPaths(args: Record<string, unknown>): { text: string; key: strin
 
 function decodeFileUri(uri: string): string | undefined {
   try {
-    return decodeURIComponent(new URL(uri).pathname);
+    const url = new URL(uri);
+    const path = decodeURIComponent(url.pathname);
+    // `file://~/.aws/credentials` puts `~` where the host goes; readers take it as the home directory.
+    return url.host === '~' ? `~${path}` : path;
   } catch {
     return undefined;
   }
@@ -401,6 +408,14 @@ export function promptMentions(prompt: string): string[] {
     // nor is a line reference (`@src/a.ts#L10-20`, `@src/a.ts:10-20`): the file is read all the same.
     const trimmed = /^\.+$/.test(quoted) ? quoted : quoted.replace(/[.,;:!?)\]}>]+$/, '');
     const raw = trimmed.replace(/#L?\d+(?:-L?\d+)?$/, '').replace(/:\d+(?:-\d+)?$/, '');
+    // An MCP resource (`@server:file:///home/me/.aws/credentials`, `@file:///…`) is read by its
+    // server: a file:// URL in a mention is that file, whatever comes before it.
+    const fileUrl = /file:\/\/\S*/i.exec(raw)?.[0];
+    if (fileUrl !== undefined) {
+      const local = decodeFileUri(fileUrl);
+      if (local !== undefined && local !== '') mentions.add(local);
+      continue;
+    }
     if (raw !== '' && !raw.includes('@')) mentions.add(raw);
   }
   return [...mentions];

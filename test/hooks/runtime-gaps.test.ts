@@ -160,3 +160,28 @@ describe('C: MCP tools', () => {
     expect((await claude('mcp__aws__get_profile', { profile: 'default' })).answer).toBe('none');
   });
 });
+
+describe('D: prompt mentions of MCP resources', () => {
+  it('a file:// URL inside an @-mention is a read of that file', async () => {
+    expect((await claudePrompt(`summarize @aws-docs:file://${join(home, '.aws/credentials')}`)).reason).toContain('protected_path_read');
+    expect((await claudePrompt(`see @file://${join(ws, '.env')}`)).reason).toContain('protected_path_read');
+    expect((await claudePrompt('see @fs:file://~/.aws/credentials please')).reason).toContain('protected_path_read');
+    expect((await claudePrompt(`see @fs:file://${join(ws, 'src/app.ts')}`)).answer).toBe('none');
+  });
+});
+
+describe('E: a search glob that cannot select a protected file does not read it', () => {
+  it('Grep with a positive glob leaves out protected files whose names it cannot match', async () => {
+    // Not a git repository: ripgrep ignores nothing here, so without a glob .env and .svc/keys are read.
+    expect((await claude('Grep', { pattern: 'TODO' })).answer).toBe('deny');
+    expect((await claude('Grep', { pattern: 'TODO', glob: '*.ts' })).answer).toBe('none');
+    expect((await claude('Grep', { pattern: 'TODO', glob: '**/*.{ts,tsx}' })).answer).toBe('none');
+    expect((await copilot('grep', { pattern: 'TODO', glob: '*.ts' })).answer).toBe('none');
+  });
+
+  it('a glob that could select them still reads them', async () => {
+    for (const glob of ['*.env', '.env*', '*', '**/*', '!*.md', '{src/*.ts,.env}', '*.key']) {
+      expect((await claude('Grep', { pattern: 'TODO', glob })).answer, glob).toBe('deny');
+    }
+  });
+});
