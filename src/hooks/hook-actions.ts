@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actionpass/action.js';
 import { hashCanonical } from '../events/canonical.js';
@@ -382,12 +382,28 @@ function operationAction(make: ActionMaker, operation: FileOperation, extra: Pay
 function fileAction(make: ActionMaker, kind: FileOperation['kind'], target: { path?: string; realPath?: string }, extra: Payload): PlannedAction {
   const path = target.path ?? '';
   const via = typeof extra.via === 'string' ? ` (${extra.via})` : '';
+  const links = kind === 'write' && path !== '' ? hardLinkCount(target.realPath ?? path) : undefined;
   return make(`${kind} ${path}${via}`, `fs.file.${kind}`, fileResource(path), {
     ...extra,
     operation: kind,
     path: cut(path),
     ...(target.realPath !== undefined && target.realPath !== path && { realPath: cut(target.realPath) }),
+    ...(links !== undefined && { links }),
   });
+}
+
+/**
+ * How many names a regular file has, when more than one. Writing through one name writes every
+ * other, and one of them may be a guard file (`ln .git/config notes` in an earlier call, then an
+ * edit of `notes`): the guard cannot tell which, so such a write needs approval.
+ */
+function hardLinkCount(path: string): number | undefined {
+  try {
+    const info = lstatSync(path, { throwIfNoEntry: false });
+    return info !== undefined && info.isFile() && info.nlink > 1 ? info.nlink : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 type ActionMaker = (label: string, tool: string, resource: string, payload: Payload) => PlannedAction;

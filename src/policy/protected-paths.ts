@@ -207,6 +207,15 @@ export function compileProtectedPaths(config: ProtectedPathsConfig, places: Guar
         explanation: `denied: ${path}${via} is a protected path (${pattern}); an agent may not ${operation} it`,
       };
     }
+    const links = payload.links;
+    if (access === 'write' && typeof links === 'number' && links > 1) {
+      return {
+        decision: config.dynamic,
+        reason: 'shell_dynamic_path',
+        ruleId: 'protect:dynamic',
+        explanation: `${config.dynamic === 'deny' ? 'denied' : 'needs approval'}: ${String(payload.path)} has ${links} names (hard links), and writing it writes them all; one of them could be a protected file`,
+      };
+    }
     return undefined;
   };
 
