@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord, type ParsedArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, reportEach, shellJoin } from './operands.js';
+import { argumentsOf, isUrl, looksLikePath, reportEach, reportPathLikeArguments, shellJoin } from './operands.js';
 
 /**
  * git reads and writes files in ways its arguments only hint at. What is followed:
@@ -19,8 +19,40 @@ import { argumentsOf, reportEach, shellJoin } from './operands.js';
 
 const GLOBAL_VALUE_OPTIONS = new Set(['-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--attr-source', '--list-cmds']);
 
-/** Settings whose value is a command git runs. */
-export const GIT_CODE_SETTINGS = /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|gpg\.(program|\w+\.program)|credential\.helper|alias\..+|.+\.(textconv|command|cmd|helper|program|clean|smudge|process|tool)|uploadpack\.packobjectshook|pager\..+)$/i;
+/**
+ * Settings whose value is a command git runs, a program it starts, another config file it reads
+ * (`include.path`, `includeIf.<condition>.path`: a file that can set any of these) or a file it
+ * writes traces into. Matched case-insensitively against the whole key.
+ */
+export const GIT_CODE_SETTINGS = new RegExp(
+  '^(?:' +
+    [
+      'core\\.(?:pager|editor|sshcommand|fsmonitor|askpass|hookspath|gitproxy|alternaterefscommand)',
+      'sequence\\.editor',
+      'diff\\.external',
+      'gpg\\.(?:program|\\w+\\.program)',
+      'gpg\\.ssh\\.defaultkeycommand',
+      'credential\\.helper',
+      'alias\\..+',
+      'include\\.path',
+      'includeif\\..+\\.path',
+      'merge\\..+\\.driver',
+      'interactive\\.difffilter',
+      'remote\\..+\\.(?:uploadpack|receivepack|vcs)',
+      'submodule\\..+\\.update',
+      'sendemail\\.(?:smtpserver|tocmd|cccmd|headercmd|sendmailcmd)',
+      '(?:difftool|mergetool|browser|man)\\..+\\.path',
+      'trace2\\.(?:normaltarget|eventtarget|perftarget)',
+      '.+\\.(?:textconv|command|cmd|helper|program|clean|smudge|process|tool)',
+      'uploadpack\\.packobjectshook',
+      'pager\\..+',
+    ].join('|') +
+    ')$',
+  'i',
+);
+
+/** Settings whose value is another configuration file git reads as its own (which can set any of the above). */
+export const GIT_INCLUDE_SETTINGS = /^(?:include\.path|includeif\..+\.path)$/i;
 
 const GIT: CommandConvention = {
   handler(context) {
@@ -40,6 +72,7 @@ const GIT: CommandConvention = {
       if (key !== undefined && GIT_CODE_SETTINGS.test(key)) context.dynamic('execute', setting ?? value, 'interpreter_code', 'git --config setting that runs a command');
     }
     let index = 0;
+    let workTree: Word | undefined;
     for (; index < words.length; index += 1) {
       const word = words[index] as Word;
       const value = word.value;
@@ -54,7 +87,11 @@ const GIT: CommandConvention = {
         const setting = words[index + 1];
         if (setting !== undefined) checkSetting(context, setting);
         index += 1;
-      } else if (GLOBAL_VALUE_OPTIONS.has(value)) index += 1;
+      } else if (value === '--work-tree') {
+        workTree = words[index + 1];
+        index += 1;
+      } else if (value.startsWith('--work-tree=')) workTree = staticWord(value.slice('--work-tree='.length));
+      else if (GLOBAL_VALUE_OPTIONS.has(value)) index += 1;
     }
     const subcommand = words[index];
     if (subcommand === undefined) return;
@@ -63,10 +100,42 @@ const GIT: CommandConvention = {
       context.dynamic('execute', subcommand.text, subcommand.reason, 'git subcommand');
       return;
     }
-    const handler = SUBCOMMANDS[subcommand.value];
-    handler?.(context, rest);
+    // `--work-tree=dir`: paths name files of that tree, written and read there (the rest is checked there).
+    if (workTree !== undefined) {
+      context.run([context.argv[0] as Word, subcommand, ...rest], { cwd: workTree });
+      return;
+    }
+    // `HOME=/tmp/h git log`, `export HOME=…`, `sudo git …`: git reads `$HOME/.gitconfig` of a home not
+    // known here, a file no guard covers, which can set a pager.
+    if (context.home === undefined) context.dynamic('execute', '$HOME/.gitconfig', 'variable', 'git reads the global config of a HOME not known here');
+    const bare = bareRepositoryAround(context);
+    if (bare !== undefined) context.dynamic('execute', `${bare}/config`, 'interpreter_code', 'git in a bare repository (its config, not a guarded .git/config, can run commands)');
+    runSubcommand(context, subcommand.value, rest);
   },
 };
+
+/** A subcommand's own handler; known subcommands without file effects do nothing; any other gets the unknown-subcommand reading. */
+function runSubcommand(context: CommandContext, name: string, words: readonly Word[]): void {
+  const handler = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
+  if (handler !== undefined) handler(context, words);
+  else if (!QUIET_SUBCOMMANDS.has(name)) unknownSubcommand(context, name, words);
+}
+
+/**
+ * The directory git finds as its repository from the working directory when that is a bare
+ * repository (HEAD, objects/, refs/ in a directory not named `.git`) rather than a `<top>/.git`:
+ * its `config` is an ordinary file no guard covers, so whatever it sets may run.
+ */
+function bareRepositoryAround(context: CommandContext): string | undefined {
+  const start = context.absolute(staticWord('.'));
+  if (start === undefined) return undefined;
+  for (let dir = start; ; dir = posix.dirname(dir)) {
+    if (context.kindOf(staticWord(posix.join(dir, '.git'))) !== undefined) return undefined;
+    const layout = context.kindOf(staticWord(posix.join(dir, 'HEAD'))) === 'file' && context.kindOf(staticWord(posix.join(dir, 'objects'))) === 'directory' && context.kindOf(staticWord(posix.join(dir, 'refs'))) === 'directory';
+    if (layout) return posix.basename(dir) === '.git' ? undefined : dir;
+    if (dir === '/') return undefined;
+  }
+}
 
 function checkSetting(context: CommandContext, setting: Word): void {
   if (setting.value === undefined) {
@@ -170,6 +239,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const parsed = parseArguments(words, { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file', 'mtime'] });
     reportEach(context, 'write', parsed.values('-o', '--output'), 'git archive --output');
     reportEach(context, 'read', parsed.values('--add-file'), 'git archive --add-file');
+    transportCommands(context, parsed, ['--exec'], 'git archive --exec');
     blobReferences(context, parsed.operands, 'git archive', true);
     const [tree, ...paths] = parsed.operands;
     if (tree !== undefined && !(tree.value !== undefined && BLOB_REFERENCE.test(tree.value))) {
@@ -253,13 +323,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   notes: (context, words) => messageFiles(context, words, 'git notes'),
   merge: (context, words) => messageFiles(context, words, 'git merge'),
   config: (context, words) => {
-    const parsed = parseArguments(words, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment'] });
+    const parsed = parseArguments(words, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
     for (const file of parsed.values('-f', '--file')) {
       context.file('read', file, 'git config --file');
       if (!parsed.has('--get', '--get-all', '--get-regexp', '-l', '--list', '--get-urlmatch')) context.file('write', file, 'git config --file');
     }
-    const [key, value] = parsed.operands;
-    if (key?.value !== undefined && value !== undefined && GIT_CODE_SETTINGS.test(key.value)) context.dynamic('execute', value.value ?? value.text, 'interpreter_code', 'git config setting that runs a command');
+    // `git config set KEY VALUE` (git 2.46) names its action first; `git config KEY VALUE` does not.
+    const operands = parsed.operands[0]?.value !== undefined && CONFIG_ACTIONS.has(parsed.operands[0].value) ? parsed.operands.slice(1) : parsed.operands;
+    const [key, value] = operands;
+    if (key === undefined || value === undefined) return;
+    if (key.value === undefined) context.dynamic('execute', `${key.text} ${value.value ?? value.text}`, key.reason, 'git config of a key known only at run time');
+    else if (GIT_CODE_SETTINGS.test(key.value)) context.dynamic('execute', value.value ?? value.text, 'interpreter_code', 'git config setting that runs a command');
   },
   submodule: (context, words) => {
     const at = words.findIndex((word) => word.value === 'foreach');
@@ -271,14 +345,200 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     if (words[0]?.value === 'run' && words.length > 1) context.run(words.slice(1));
   },
   rebase: (context, words) => {
-    const parsed = parseArguments(words, { short: 'xsX', long: ['exec', 'onto', 'strategy', 'strategy-option', 'gpg-sign'] });
+    const parsed = parseArguments(words, { short: 'xsX', long: ['exec', 'onto', 'strategy', 'strategy-option'] });
     for (const command of parsed.values('-x', '--exec')) runCode(context, command, 'git rebase --exec');
   },
   'filter-branch': (context, words) => {
     const parsed = parseArguments(words, { long: ['tree-filter', 'index-filter', 'msg-filter', 'commit-filter', 'env-filter', 'parent-filter', 'tag-name-filter', 'subdirectory-filter', 'prune-empty', 'original', 'state-branch', 'setup'] });
     for (const command of parsed.values('--tree-filter', '--index-filter', '--msg-filter', '--commit-filter', '--env-filter', '--parent-filter', '--tag-name-filter', '--setup')) runCode(context, command, 'git filter-branch');
   },
+  'diff-files': (context, words) => showBlob(context, words, 'git diff-files'),
+  'diff-index': (context, words) => showBlob(context, words, 'git diff-index'),
+  'diff-tree': (context, words) => showBlob(context, words, 'git diff-tree'),
+  'checkout-index': (context, words) => {
+    const { before, paths } = splitPathspecs(words);
+    const parsed = parseArguments(before);
+    const prefix = parsed.last('--prefix')?.value ?? '';
+    // `--temp` writes each file to a fresh temporary name and prints it: nothing is written under its own name.
+    if (parsed.has('--temp')) return;
+    const written = `git checkout-index${prefix === '' ? '' : ' --prefix'}`;
+    if (parsed.has('--stdin')) context.dynamic('write', `${prefix}(paths read from standard input)`, 'command_substitution', `${written} --stdin`);
+    // `-a` writes every tracked file: the whole tree (under the prefix).
+    if (parsed.has('-a', '--all')) {
+      if (prefix === '') context.file('write', staticWord(repositoryRoot(context) ?? '.'), `${written} --all`, { recursive: true });
+      else prefixedTreeWrite(context, prefix, `${written} --all`);
+    }
+    // The prefix is glued to each path as text: `--prefix=svc.ym` and `l` write `svc.yml`.
+    for (const path of [...parsed.operands, ...paths]) {
+      if (path.value === undefined) context.file('write', prefix === '' ? path : { value: undefined, text: `${prefix}${path.text}`, reason: path.reason }, written);
+      else context.file('write', staticWord(`${prefix}${path.value}`), written, { followFinal: true });
+    }
+  },
+  bundle: (context, words) => {
+    const [action, ...rest] = words;
+    const parsed = parseArguments(rest, { long: ['version'] });
+    const file = parsed.operands[0];
+    if (file === undefined) return;
+    if (action?.value === 'create') context.file('write', file, 'git bundle create');
+    else if (action?.value === 'verify' || action?.value === 'list-heads' || action?.value === 'unbundle') context.file('read', file, `git bundle ${action.value}`);
+  },
+  'interpret-trailers': (context, words) => {
+    const parsed = parseArguments(words, { long: ['trailer', 'where', 'if-exists', 'if-missing'] });
+    const inPlace = parsed.has('--in-place');
+    for (const file of parsed.operands) {
+      // Without --in-place the files are printed with their trailers: read.
+      context.file('read', file, 'git interpret-trailers');
+      if (inPlace) context.file('write', file, 'git interpret-trailers --in-place');
+    }
+  },
+  worktree: (context, words) => {
+    const [action, ...rest] = words;
+    const parsed = parseArguments(rest, { short: 'bB', long: ['reason', 'orphan-branch', 'expire'] });
+    const [first, second] = parsed.operands;
+    if (first === undefined) return;
+    // A new working tree is checked out at the path: every tracked file is written there.
+    if (action?.value === 'add') context.file('write', first, 'git worktree add', { recursive: true });
+    else if (action?.value === 'move') {
+      context.file('delete', first, 'git worktree move', { recursive: true, followFinal: false });
+      if (second !== undefined) context.file('write', second, 'git worktree move', { recursive: true });
+    } else if (action?.value === 'remove') context.file('delete', first, 'git worktree remove', { recursive: true, followFinal: false });
+  },
+  clone: (context, words) => {
+    const parsed = parseArguments(words, { short: 'obucj', long: ['origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'separate-git-dir', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format', 'template'] });
+    transportCommands(context, parsed, ['-u', '--upload-pack'], 'git clone --upload-pack');
+    const [source, target] = parsed.operands;
+    if (source === undefined) return;
+    const directory = target ?? clonedDirectoryName(source);
+    if (directory !== undefined) context.file('write', directory, 'git clone (the new repository)', { recursive: true });
+    unguardedRepository(context, parsed, 'git clone');
+  },
+  init: (context, words) => {
+    const parsed = parseArguments(words, { long: ['template', 'separate-git-dir', 'object-format', 'ref-format', 'initial-branch', 'shared'], short: 'b' });
+    unguardedRepository(context, parsed, 'git init');
+  },
+  fetch: (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'refmap', 'server-option', 'negotiation-tip', 'filter', 'jobs', 'recurse-submodules-default', 'submodule-prefix'], short: 'jo' }), ['--upload-pack'], 'git fetch --upload-pack'),
+  pull: (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'server-option', 'strategy', 'strategy-option', 'jobs'], short: 'sXj' }), ['--upload-pack'], 'git pull --upload-pack'),
+  'ls-remote': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' }), ['-u', '--upload-pack'], 'git ls-remote --upload-pack'),
+  'fetch-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'exec', 'depth'] }), ['--upload-pack', '--exec'], 'git fetch-pack --upload-pack'),
+  push: (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec', 'repo', 'push-option', 'signed', 'force-with-lease', 'recurse-submodules'], short: 'o' }), ['--receive-pack', '--exec'], 'git push --receive-pack'),
+  'send-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec'] }), ['--receive-pack', '--exec'], 'git send-pack --receive-pack'),
+  'credential-store': (context, words) => {
+    const parsed = parseArguments(words, { long: ['file'] });
+    const action = parsed.operands[0]?.value;
+    // Without --file: ~/.git-credentials, the file `get` prints passwords from.
+    const files = parsed.values('--file');
+    const stores = files.length > 0 ? files : context.home === undefined ? [] : [staticWord(posix.join(context.home, '.git-credentials'))];
+    if (files.length === 0 && context.home === undefined) context.dynamic('read', '~/.git-credentials', 'variable', 'git credential-store');
+    for (const store of stores) {
+      context.file('read', store, 'git credential-store');
+      if (action === 'store' || action === 'erase') context.file('write', store, `git credential-store ${action}`);
+    }
+  },
+  credential: (context, words) => {
+    // `fill` asks the configured helpers (a store file, a keychain) for a password and prints it.
+    if (words[0]?.value === 'fill') context.dynamic('read', 'passwords of the configured credential helpers', 'unsupported', 'git credential fill');
+  },
+  'format-patch': (context, words) => {
+    const parsed = parseArguments(words, { short: 'ov', long: ['output-directory', 'signature-file', 'description-file', 'signature', 'subject-prefix', 'start-number', 'suffix', 'in-reply-to', 'to', 'cc', 'add-header', 'interdiff', 'range-diff', 'creation-factor', 'base', 'reroll-count', 'output'] });
+    reportEach(context, 'read', parsed.values('--signature-file', '--description-file'), 'git format-patch option file');
+    reportEach(context, 'write', parsed.values('-o', '--output-directory'), 'git format-patch --output-directory', { recursive: true });
+    reportEach(context, 'write', parsed.values('--output'), 'git format-patch --output');
+  },
+  'merge-file': (context, words) => {
+    const parsed = parseArguments(words, { short: 'L', long: ['marker-size', 'diff-algorithm'] });
+    const [current, ...others] = parsed.operands;
+    if (current === undefined) return;
+    context.file('read', current, 'git merge-file');
+    reportEach(context, 'read', others, 'git merge-file');
+    // The merge result replaces the first file unless printed (-p).
+    if (!parsed.has('-p', '--stdout')) context.file('write', current, 'git merge-file');
+  },
+  'merge-index': (context, words) => {
+    const program = parseArguments(words, { stopAtOperand: true }).operands[0];
+    if (program !== undefined) context.dynamic('execute', program.value ?? program.text, program.value === undefined ? program.reason : 'interpreter_code', 'git merge-index program');
+  },
+  'send-email': (context, words) => {
+    const parsed = parseArguments(words, { long: [...SEND_EMAIL_CODE_OPTIONS, 'from', 'to', 'cc', 'bcc', 'subject', 'in-reply-to', 'smtp-server-port', 'smtp-user', 'smtp-pass', 'smtp-encryption', 'smtp-domain', 'smtp-auth', 'identity', 'confirm', 'reply-to', 'transfer-encoding', 'envelope-sender', 'suppress-cc', 'compose-encoding', 'batch-size', 'relogin-delay', 'smtp-ssl-cert-path'] });
+    for (const option of SEND_EMAIL_CODE_OPTIONS) for (const command of parsed.values(`--${option}`)) context.dynamic('execute', command.value ?? command.text, command.value === undefined ? command.reason : 'interpreter_code', `git send-email --${option}`);
+    // The patches (files, or every file of a directory) are read and mailed.
+    for (const file of parsed.operands) if (file.value === undefined || context.kindOf(file) !== undefined) context.file('read', file, 'git send-email', context.kindOf(file) === 'directory' ? { recursive: true } : {});
+  },
+  instaweb: (context, words) => {
+    const parsed = parseArguments(words, { short: 'dbpm', long: ['httpd', 'browser', 'port', 'module-path'] });
+    for (const command of parsed.values('-d', '--httpd', '-b', '--browser')) context.dynamic('execute', command.value ?? command.text, command.value === undefined ? command.reason : 'interpreter_code', 'git instaweb program');
+  },
 };
+
+/** `git config ACTION …` (git 2.46): the words that name an action rather than a key. */
+const CONFIG_ACTIONS: ReadonlySet<string> = new Set(['set', 'get', 'unset', 'list', 'edit', 'rename-section', 'remove-section']);
+
+/** send-email options whose value is a command it runs (or, for --smtp-server, a program path). */
+const SEND_EMAIL_CODE_OPTIONS = ['to-cmd', 'cc-cmd', 'header-cmd', 'sendmail-cmd', 'smtp-server'];
+
+/**
+ * `--upload-pack`, `--receive-pack`, `--exec`: the program a local or ssh transport starts for
+ * the other side, run through a shell (`git clone -u 'cat .env >&2; git-upload-pack' . x`).
+ */
+function transportCommands(context: CommandContext, parsed: ParsedArguments, options: readonly string[], via: string): void {
+  for (const command of parsed.values(...options)) runCode(context, command, via);
+}
+
+/**
+ * `git checkout-index -a --prefix=P`: every tracked path written as P followed by the path. A
+ * prefix ending in `/` is a directory, written as a tree; any other prefix glues onto names
+ * (`--prefix=.sv` writes `.svc/…`), which only the running command knows.
+ */
+function prefixedTreeWrite(context: CommandContext, prefix: string, via: string): void {
+  if (prefix.endsWith('/')) context.file('write', staticWord(prefix), via, { recursive: true });
+  else context.dynamic('write', `${prefix}*`, 'unsupported', via);
+}
+
+/** The directory `git clone URL` creates without one named: the last path component, less `.git`. */
+function clonedDirectoryName(source: Word): Word | undefined {
+  if (source.value === undefined) return source;
+  const path = source.value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/^[^/]*:/, '');
+  const name = posix.basename(path.replace(/\/+$/, '').replace(/\/\.git$/, '')).replace(/\.(?:git|bundle)$/, '');
+  return name === '' || name === '.' || name === '..' ? undefined : staticWord(name);
+}
+
+/**
+ * `--bare`, `--mirror`, `--separate-git-dir`: a repository whose config is an ordinary file, not a
+ * guarded `<top>/.git/config`, so a later command of the line (or a later line) can write code
+ * settings into it and have git run them.
+ */
+function unguardedRepository(context: CommandContext, parsed: ParsedArguments, via: string): void {
+  const option = ['--bare', '--mirror', '--separate-git-dir'].find((name) => parsed.has(name));
+  if (option !== undefined) context.dynamic('execute', `${via} ${option}`, 'interpreter_code', `${via} ${option} (a repository config no guard covers)`);
+}
+
+/**
+ * git subcommands known to touch no file their arguments name (or to rewrite tracked files
+ * wholesale, which is not reported: see the module comment). Their operands are revisions,
+ * branch names, remotes, messages.
+ */
+const QUIET_SUBCOMMANDS: ReadonlySet<string> = new Set([
+  'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'update-ref', 'for-each-ref', 'reflog', 'merge-base',
+  'name-rev', 'shortlog', 'count-objects', 'fsck', 'gc', 'prune', 'repack', 'pack-refs', 'cherry', 'cherry-pick', 'revert', 'reset', 'version', 'help', 'var', 'verify-commit',
+  'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'range-diff', 'read-tree', 'write-tree', 'commit-tree', 'mktag', 'mktree', 'merge-tree',
+  'sparse-checkout', 'maintenance', 'replace', 'rerere', 'request-pull', 'show-branch', 'stripspace', 'column', 'prune-packed', 'multi-pack-index', 'commit-graph',
+  'fmt-merge-msg', 'patch-id', 'update-server-info', 'unpack-objects', 'show-index', 'get-tar-commit-id', 'mergetool', 'credential-cache', 'refs', 'unpack-file',
+]);
+
+/**
+ * A subcommand svc has no conventions for: a git alias, an external `git-foo` program, a rarely
+ * used one. As for any unknown program, words that look like paths (and `--opt=path` values)
+ * are read; and since such a command may as well write them (`git foo svc.yml`), written too.
+ */
+function unknownSubcommand(context: CommandContext, name: string, words: readonly Word[]): void {
+  const via = `git ${name} argument`;
+  reportPathLikeArguments(context, words, via);
+  for (const word of words) {
+    const value = word.value;
+    if (value === undefined) continue;
+    const optionValue = value.startsWith('-') ? (value.indexOf('=') > 0 ? staticWord(value.slice(value.indexOf('=') + 1)) : undefined) : word;
+    if (optionValue !== undefined && optionValue.value !== undefined && !optionValue.value.startsWith('-') && looksLikePath(context, optionValue) && !isUrl(optionValue.value)) context.file('write', optionValue, via);
+  }
+}
 
 /** show, log, diff, blame: blob references and the paths whose content they print. */
 function showBlob(context: CommandContext, words: readonly Word[], via: string): void {
@@ -337,7 +597,8 @@ function stagedListRead(context: CommandContext, lists: readonly Word[], via: st
 
 /** `-F file` / `--file=file` / `-t template`: a message read from a file. */
 function messageFiles(context: CommandContext, words: readonly Word[], via: string): ParsedArguments {
-  const parsed = parseArguments(words, { short: 'FtmcCuS', long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'gpg-sign', 'trailer', 'pathspec-from-file', 'strategy', 'strategy-option'] });
+  // `-S[keyid]` and `--gpg-sign[=keyid]` take a key only glued to them: `commit -S -m x` signs and has a message.
+  const parsed = parseArguments(words, { short: 'FtmcCu', long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file', 'strategy', 'strategy-option'] });
   reportEach(context, 'read', parsed.values('-F', '--file', '-t', '--template', '--pathspec-from-file'), `${via} message file`);
   return parsed;
 }
