@@ -1,7 +1,7 @@
 import { staticWord } from '../argument-parser.js';
 import type { CommandContext } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { GIT_CODE_SETTINGS } from './git.js';
+import { GIT_CODE_SETTINGS, GIT_INCLUDE_SETTINGS } from './git.js';
 
 /**
  * Environment variables whose value is code or a file some program runs: `GIT_EXTERNAL_DIFF='cat
@@ -32,6 +32,13 @@ type Meaning =
   | 'options'
   /** A git configuration file, which may set commands (core.pager, alias.*). */
   | 'git-config'
+  /**
+   * Where git finds a repository (`GIT_DIR`, `GIT_COMMON_DIR`) or its user config
+   * (`XDG_CONFIG_HOME/git/config`): a config file no guard covers, which may set commands.
+   */
+  | 'git-config-location'
+  /** A file git appends its traces to when the value is an absolute path (`GIT_TRACE=/abs/file`). */
+  | 'trace-file'
   /** A file of command-line options (ripgrep's), which may widen what the program reads: `--hidden`, `--no-ignore`. */
   | 'options-file';
 
@@ -71,22 +78,47 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_CONFIG: 'git-config',
   GIT_CONFIG_GLOBAL: 'git-config',
   GIT_CONFIG_SYSTEM: 'git-config',
+  GIT_DIR: 'git-config-location',
+  GIT_COMMON_DIR: 'git-config-location',
+  XDG_CONFIG_HOME: 'git-config-location',
   RIPGREP_CONFIG_PATH: 'options-file',
 };
 
 /** Options in NODE_OPTIONS, PERL5OPT, RUBYOPT that load a module or a file. */
 const LOADING_OPTIONS = /(?:^|\s)(?:--(?:require|import|loader|experimental-loader|env-file|env-file-if-exists)\b|-[rM])/;
 
-/** Reports what assigning these variables makes the command (or the commands after it) do. */
+/**
+ * `BASH_FUNC_name%%` (and the older `BASH_FUNC_name()`): a function a starting bash imports from
+ * its environment, so its value is shell code (`env 'BASH_FUNC_ls%%=() { cat .env; }' bash -c ls`).
+ */
+const EXPORTED_FUNCTION = /^BASH_FUNC_.+(?:%%|\(\))$/;
+
+/** GIT_TRACE, GIT_TRACE2_EVENT, GIT_TRACE_PACKFILE, …: a trace target each. */
+const GIT_TRACE = /^GIT_TRACE\w*$/;
+
+/** What a variable's value means to the programs that read it, if it is code or files. */
+function meaningOf(name: string): Meaning | 'function' | undefined {
+  if (Object.hasOwn(VARIABLES, name)) return VARIABLES[name];
+  if (EXPORTED_FUNCTION.test(name)) return 'function';
+  if (GIT_TRACE.test(name)) return 'trace-file';
+  return undefined;
+}
+
 /** True for a variable whose value is code or files a later program runs (the table above). */
 export function carriesCode(name: string): boolean {
-  return Object.hasOwn(VARIABLES, name);
+  return meaningOf(name) !== undefined;
 }
+
+/** Reports what assigning these variables makes the command (or the commands after it) do. */
 
 export function reportEnvironment(context: CommandContext, assignments: readonly EnvironmentAssignment[]): void {
   for (const { name, value } of assignments) {
     const via = `${name} environment variable`;
-    const meaning = VARIABLES[name];
+    const meaning = meaningOf(name);
+    if (meaning === 'function') {
+      exportedFunction(context, value, via);
+      continue;
+    }
     if (meaning !== undefined) {
       reportVariable(context, meaning, value, via);
       continue;
@@ -95,7 +127,10 @@ export function reportEnvironment(context: CommandContext, assignments: readonly
     const gitValue = /^GIT_CONFIG_VALUE_(\d+)$/.exec(name);
     if (gitValue !== null) {
       const key = assignments.find((assignment) => assignment.name === `GIT_CONFIG_KEY_${gitValue[1]}`)?.value;
-      if (key === undefined || key.value === undefined || GIT_CODE_SETTINGS.test(key.value)) reportVariable(context, 'shell', value, via);
+      // `include.path`: another config file, which may set anything; a key not known here may be one.
+      const keyName = key?.value;
+      if (keyName === undefined || GIT_INCLUDE_SETTINGS.test(keyName)) context.dynamic('execute', value.value ?? value.text, value.value === undefined ? value.reason : 'interpreter_code', `${via} (a git setting that may name a config file)`);
+      if (keyName === undefined || (GIT_CODE_SETTINGS.test(keyName) && !GIT_INCLUDE_SETTINGS.test(keyName))) reportVariable(context, 'shell', value, via);
     } else if (name === 'GIT_CONFIG_PARAMETERS') {
       context.dynamic('execute', value.value ?? value.text, value.value === undefined ? value.reason : 'interpreter_code', via);
     }
@@ -122,8 +157,16 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       context.file('execute', value, via, { runner: 'same_shell' });
       return;
     case 'git-config':
+      // What the file sets is not read here: any key in it may run a command (`GIT_CONFIG_GLOBAL=/dev/null` sets none).
       context.file('read', value, via);
-      context.file('execute', value, via);
+      if (text !== '/dev/null') context.dynamic('execute', text, 'interpreter_code', `${via} (a git config file)`);
+      return;
+    case 'git-config-location':
+      context.dynamic('execute', text, 'interpreter_code', `${via} (where git finds a config file no guard covers)`);
+      return;
+    case 'trace-file':
+      // 1, 2, true: standard error; 3–9: a descriptor; an absolute path: that file, appended to.
+      if (text.startsWith('/')) context.file('write', value, via);
       return;
     case 'program':
       context.file('execute', value, via, { runner: 'kernel' });
@@ -146,4 +189,17 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       context.dynamic('read', `files the options in ${text} may add`, 'unsupported', via);
       return;
   }
+}
+
+/**
+ * `BASH_FUNC_f%%='() { cat .env; }'`: bash defines `f` from it when it starts (only a value that
+ * starts with `() {`), and runs the body whenever the script calls `f`; the definition is
+ * followed where the bash starts, as any function body is where it is defined.
+ */
+function exportedFunction(context: CommandContext, value: Word, via: string): void {
+  if (value.value === undefined) {
+    context.dynamic('execute', value.text, value.reason, via);
+    return;
+  }
+  if (value.value.startsWith('() {')) context.script(`imported_function ${value.value}`, via);
 }

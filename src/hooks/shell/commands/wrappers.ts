@@ -26,6 +26,18 @@ function simpleWrapper(syntax: OptionSyntax, options: { skipOperands?: number; c
   };
 }
 
+/**
+ * `NAME=value` before the command of env (or sudo): env takes every operand holding a `=` as an
+ * assignment, whatever the name, so `env 'BASH_FUNC_ls%%=() { cat .env; }' bash -c ls` exports a
+ * function no shell assignment could.
+ */
+function environmentAssignment(word: Word | undefined): EnvironmentAssignment | undefined {
+  const value = word?.value;
+  const equals = value?.indexOf('=') ?? -1;
+  if (value === undefined || equals <= 0) return undefined;
+  return { name: value.slice(0, equals), value: staticWord(value.slice(equals + 1)) };
+}
+
 /** env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND [ARG]…] */
 const ENV: CommandConvention = {
   wrapper: true,
@@ -37,11 +49,10 @@ const ENV: CommandConvention = {
     const operands = parsed.operands;
     const assignments: EnvironmentAssignment[] = [];
     for (; index < operands.length; index += 1) {
-      const value = operands[index]?.value;
-      if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) break;
-      if (value.startsWith('HOME=')) homeReassigned = true;
-      const equals = value.indexOf('=');
-      assignments.push({ name: value.slice(0, equals), value: staticWord(value.slice(equals + 1)) });
+      const assignment = environmentAssignment(operands[index]);
+      if (assignment === undefined) break;
+      if (assignment.name === 'HOME') homeReassigned = true;
+      assignments.push(assignment);
     }
     reportEnvironment(context, assignments);
     if (parsed.has('-i', '--ignore-environment', '-') || parsed.values('-u', '--unset').some((word) => word.value === 'HOME')) homeReassigned = true;
@@ -78,7 +89,16 @@ const SUDO: CommandConvention = {
     if (directory !== undefined) changes.cwd = directory;
     // -i runs a login shell: the command starts in the target user's home, which is not known here.
     if (parsed.has('-i', '--login')) changes.cwd = { value: undefined, text: '~target-user', reason: 'variable' };
-    if (parsed.operands.length > 0) context.run(parsed.operands, changes);
+    // `sudo NAME=value cmd` sets variables for cmd, as env does (where the sudoers policy lets it).
+    const assignments: EnvironmentAssignment[] = [];
+    for (const word of parsed.operands) {
+      const assignment = environmentAssignment(word);
+      if (assignment === undefined) break;
+      assignments.push(assignment);
+    }
+    reportEnvironment(context, assignments);
+    const inner = parsed.operands.slice(assignments.length);
+    if (inner.length > 0) context.run(inner, changes);
   },
 };
 
