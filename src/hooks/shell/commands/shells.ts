@@ -1,3 +1,4 @@
+import { parseArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention, FileOptions } from '../command-context.js';
 import type { ScriptRunner } from '../script-files.js';
 import type { Word } from '../word-expansion.js';
@@ -147,6 +148,21 @@ const ALIAS: CommandConvention = {
   },
 };
 
+/**
+ * mapfile/readarray `-C callback -c quantum`: bash evaluates the callback as shell code every
+ * quantum lines, with the index and the line appended as words (`-C 'cat .env >&2 #'` runs cat).
+ * The line is the input's, known only at run time.
+ */
+const MAPFILE: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'dnOsuCc' });
+    for (const callback of parsed.values('-C')) {
+      if (callback.value === undefined) context.dynamic('execute', callback.text, callback.reason, `${context.program} -C callback`);
+      else context.script(`${callback.value} "$MAPFILE_INDEX" "$MAPFILE_LINE"`, `${context.program} -C callback`);
+    }
+  },
+};
+
 /** busybox APPLET args: the applet is the program. */
 const BUSYBOX: CommandConvention = {
   wrapper: true,
@@ -173,4 +189,6 @@ export const SHELLS: Record<string, CommandConvention> = {
   trap: TRAP,
   alias: ALIAS,
   busybox: BUSYBOX,
+  mapfile: MAPFILE,
+  readarray: MAPFILE,
 };
