@@ -104,6 +104,24 @@ const YQ: CommandConvention = {
   },
 };
 
+const SHUF_READER = reader({ syntax: { short: 'nio', long: ['head-count', 'input-range', 'output', 'random-source'] }, readOptions: ['--random-source'], writeOptions: ['-o', '--output'] });
+
+/**
+ * shuf [-n N] [-o OUT] [--random-source F] [FILE]: reads FILE, writes OUT (`shuf -o svc.yml x`);
+ * with `-e` its operands are the lines themselves, with `-i LO-HI` there is no input file.
+ */
+const SHUF: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'nio', long: ['head-count', 'input-range', 'output', 'random-source'] });
+    if (!parsed.has('-e', '--echo', '-i', '--input-range')) {
+      SHUF_READER.handler(context);
+      return;
+    }
+    reportEach(context, 'write', parsed.values('-o', '--output'), 'shuf -o');
+    reportEach(context, 'read', parsed.values('--random-source'), 'shuf --random-source');
+  },
+};
+
 export const FILE_READERS: Record<string, CommandConvention> = {
   cat: reader({ syntax: {} }),
   tac: reader({ syntax: { short: 's', long: ['separator'] } }),
@@ -173,8 +191,7 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   look: reader({ syntax: { short: 't' } }),
   tsort: PLAIN,
   ptx: PLAIN,
-  split: reader({ syntax: { short: 'lbCnat', long: ['lines', 'bytes', 'line-bytes', 'number', 'suffix-length', 'additional-suffix', 'separator', 'filter'] } }),
-  csplit: reader({ syntax: { short: 'bfn', long: ['suffix-format', 'prefix', 'digits'] } }),
+  shuf: SHUF,
 };
 
 /**

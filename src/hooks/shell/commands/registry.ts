@@ -14,6 +14,7 @@ import { INTERPRETERS, interpreterName } from './interpreters.js';
 import { NETWORK_CLIENTS } from './network-clients.js';
 import { NO_FILE_COMMANDS } from './no-file-commands.js';
 import { SHELLS } from './shells.js';
+import { SPLIT_OUTPUTS } from './split-outputs.js';
 import { TEXT_SEARCH } from './text-search.js';
 import { RESPONSE_FILE_COMMANDS, UNKNOWN_PROGRAM } from './unknown-program.js';
 import { WRAPPERS } from './wrappers.js';
@@ -24,6 +25,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...NO_FILE_COMMANDS,
     ...RESPONSE_FILE_COMMANDS,
     ...FILE_READERS,
+    ...SPLIT_OUTPUTS,
     sort: SORT,
     ...TEXT_SEARCH,
     ...FILE_WRITERS,
