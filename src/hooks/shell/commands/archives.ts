@@ -241,7 +241,47 @@ function stripSuffix(name: string, suffix: string): string {
   return name;
 }
 
+/**
+ * cpio -o|-i|-p: `-o` and `-p` copy the files whose names arrive on standard input (`find . |
+ * cpio -o`), which are reads of each name when the input is text known here and dynamic reads
+ * otherwise; `-o` writes the archive to `-O`/`-F` (or standard output), `-p` writes the copies
+ * under its directory operand. `-i` extracts the members the archive names (absolute names
+ * included, unless `--no-absolute-filenames`): a dynamic write, unless it only lists (`-t`) or
+ * prints (`--to-stdout`). `--rsh-command` is a program it runs for a remote archive.
+ */
+const CPIO: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'FOIHEMRCD', long: ['file', 'format', 'pattern-file', 'message', 'owner', 'io-size', 'directory', 'rsh-command', 'block-size', 'device-independent', 'renumber-inodes'] });
+    for (const command of parsed.values('--rsh-command')) context.dynamic('execute', command.value ?? command.text, command.value === undefined ? command.reason : 'interpreter_code', 'cpio --rsh-command');
+    reportEach(context, 'read', parsed.values('-E', '--pattern-file'), 'cpio --pattern-file');
+    const archive = parsed.values('-F', '--file', '-O', '-I');
+    if (parsed.has('-o', '--create', '-p', '--pass-through')) {
+      namesFromStdin(context, 'cpio (files named on standard input)');
+      if (parsed.has('-o', '--create')) reportEach(context, 'write', archive, 'cpio archive');
+      else reportEach(context, 'write', parsed.operands, 'cpio -p destination', { recursive: true });
+      return;
+    }
+    if (parsed.has('-i', '--extract')) {
+      reportEach(context, 'read', archive, 'cpio archive');
+      if (parsed.has('-t', '--list', '--to-stdout', '--only-verify-crc')) return;
+      const directory = parsed.last('-D', '--directory');
+      context.dynamic('write', `members of the archive${directory === undefined ? '' : ` under ${directory.value ?? directory.text}`}`, 'unsupported', 'cpio -i');
+    }
+  },
+};
+
+/** File names one per line on standard input: each a read when the text is known here, else a dynamic read. */
+function namesFromStdin(context: CommandContext, via: string): void {
+  const stdin = context.stdin;
+  if (stdin.kind === 'text' && stdin.text !== undefined) {
+    for (const name of stdin.text.split('\n')) if (name !== '') context.file('read', staticWord(name), via);
+    return;
+  }
+  context.dynamic('read', stdin.kind === 'file' ? `files listed in ${stdin.word.value ?? stdin.word.text}` : 'file names read from standard input', 'command_substitution', via);
+}
+
 export const ARCHIVES: Record<string, CommandConvention> = {
+  cpio: CPIO,
   tar: TAR,
   gtar: TAR,
   bsdtar: TAR,
