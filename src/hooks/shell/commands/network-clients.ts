@@ -289,7 +289,65 @@ const GPG: CommandConvention = {
   },
 };
 
+/** socat options that take a value in the next word; `-lf`, `-L`, `-W`, `-r`, `-R` name files it writes. */
+const SOCAT_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-b', '-t', '-T', '-L', '-W', '-lf', '-lp', '-r', '-R', '-S', '-o']);
+const SOCAT_WRITE_OPTIONS: ReadonlySet<string> = new Set(['-L', '-W', '-lf', '-r', '-R']);
+
+/** socat address types whose parameter is a file: read and written (data may flow either way), or only written. */
+const SOCAT_FILE_ADDRESSES: ReadonlySet<string> = new Set(['open', 'file', 'gopen', 'pipe', 'named', 'namedpipe']);
+const SOCAT_CREATE_ADDRESSES: ReadonlySet<string> = new Set(['create', 'creat']);
+/** Address types whose parameter is a command line: through a shell (system, shell) or run directly (exec). */
+const SOCAT_COMMAND_ADDRESSES: ReadonlySet<string> = new Set(['system', 'shell', 'exec']);
+
+/**
+ * socat [options] ADDRESS ADDRESS: each address is `TYPE:parameter[,option…]` (`OPEN:.env`,
+ * `CREATE:svc.yml`, `SYSTEM:'cat .env'`), or a bare path (GOPEN). A file address is read and
+ * written (socat copies both ways), CREATE written; a command is followed as shell code when it
+ * is plain text, and is dynamic code when socat's own quoting or option commas are in it.
+ */
+const SOCAT: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    for (let index = 0; index < words.length; index += 1) {
+      const word = words[index] as Word;
+      const value = word.value;
+      if (value !== undefined && value.startsWith('-') && value !== '-') {
+        if (!SOCAT_VALUE_OPTIONS.has(value)) continue;
+        const file = words[index + 1];
+        if (file !== undefined && SOCAT_WRITE_OPTIONS.has(value)) context.file('write', file, `socat ${value}`);
+        index += 1;
+        continue;
+      }
+      socatAddress(context, word);
+    }
+  },
+};
+
+function socatAddress(context: CommandContext, word: Word): void {
+  const value = word.value;
+  if (value === undefined) {
+    context.dynamic('execute', word.text, word.reason, 'socat address');
+    return;
+  }
+  const colon = value.indexOf(':');
+  const type = colon === -1 ? '' : value.slice(0, colon).toLowerCase();
+  const parameter = colon === -1 ? value : value.slice(colon + 1);
+  if (SOCAT_COMMAND_ADDRESSES.has(type)) {
+    if (/[,'"\\]/.test(parameter)) context.dynamic('execute', parameter, 'interpreter_code', `socat ${type.toUpperCase()}:`);
+    else context.script(parameter, `socat ${type.toUpperCase()}:`);
+    return;
+  }
+  const path = parameter.split(',')[0] ?? '';
+  if (path === '') return;
+  if (SOCAT_CREATE_ADDRESSES.has(type)) context.file('write', staticWord(path), 'socat CREATE:');
+  else if (SOCAT_FILE_ADDRESSES.has(type) || (colon === -1 && value.includes('/'))) {
+    context.file('read', staticWord(path), `socat ${type === '' ? 'GOPEN' : type.toUpperCase()}:`);
+    context.file('write', staticWord(path), `socat ${type === '' ? 'GOPEN' : type.toUpperCase()}:`);
+  }
+}
+
 export const NETWORK_CLIENTS: Record<string, CommandConvention> = {
+  socat: SOCAT,
   curl: CURL,
   wget: WGET,
   ssh: SSH,
