@@ -46,15 +46,25 @@ function sqliteCommands(context: CommandContext, word: Word, via: string): void 
       // The file is the last word that is not an option (`.import --csv f t` imports f into t).
       const files = rest.filter((part) => !part.startsWith('-'));
       const file = name === '.import' ? files[0] : files[files.length - 1];
-      if (file === undefined || (SQLITE_WRITE_COMMANDS.has(name) && file.startsWith('|'))) {
+      // `.output '|cmd'`, `.read '|cmd'`, `.import '|cmd' t`: the command runs through a shell.
+      if (file === undefined || ((SQLITE_WRITE_COMMANDS.has(name) || name === '.read' || name === '.import') && unquote(file).startsWith('|'))) {
         if (file !== undefined) context.script(unquote(file).slice(1), `sqlite3 ${name} pipe`);
         continue;
       }
       context.file(SQLITE_READ_COMMANDS.has(name) ? 'read' : 'write', staticWord(unquote(file)), `sqlite3 ${name}`);
+      if (name === '.read') sqliteScriptFile(context, staticWord(unquote(file)), 'sqlite3 .read');
     } else if (name === '.cd') {
       code(context, staticWord(trimmed), 'sqlite3 .cd');
     }
   }
+}
+
+/**
+ * A file of sqlite3 commands (`-init f`, `.read f`, `sqlite3 db < f`): its dot-commands run too
+ * (`.shell cat .env`), and this analysis does not read the file: dynamic code.
+ */
+function sqliteScriptFile(context: CommandContext, file: Word, via: string): void {
+  context.dynamic('execute', file.value ?? file.text, file.value === undefined ? file.reason : 'interpreter_code', `${via} (sqlite3 commands in a file)`);
 }
 
 function unquote(text: string): string {
@@ -65,7 +75,10 @@ function unquote(text: string): string {
 const SQLITE3: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { singleDashLong: true, long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'lookaside', 'pagecache', 'heap', 'maxsize', 'mmap', 'escape', 'pcachetrace'] });
-    for (const init of parsed.values('-init', '--init')) context.file('read', init, 'sqlite3 -init');
+    for (const init of parsed.values('-init', '--init')) {
+      context.file('read', init, 'sqlite3 -init');
+      sqliteScriptFile(context, init, 'sqlite3 -init');
+    }
     for (const command of parsed.values('-cmd', '--cmd')) sqliteCommands(context, command, 'sqlite3 -cmd');
     const [database, ...commands] = parsed.operands;
     if (database !== undefined && database.value !== ':memory:' && database.value !== '') {
@@ -76,7 +89,10 @@ const SQLITE3: CommandConvention = {
     if (commands.length > 0) return;
     const stdin = context.stdin;
     if (stdin.kind === 'text' && stdin.text !== undefined) sqliteCommands(context, staticWord(stdin.text), `sqlite3 reading a ${stdin.from}`);
-    else if (stdin.kind === 'file') context.file('read', stdin.word, 'sqlite3 commands from standard input');
+    else if (stdin.kind === 'file') {
+      context.file('read', stdin.word, 'sqlite3 commands from standard input');
+      sqliteScriptFile(context, stdin.word, 'sqlite3 reading standard input');
+    }
     else if (stdin.kind === 'text') code(context, staticWord(`${context.program} (commands from standard input)`), 'sqlite3 reading commands from standard input');
   },
 };
