@@ -1,4 +1,4 @@
-import { parseArguments, staticWord } from '../argument-parser.js';
+import { parseArguments, staticWord, type ParsedArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { argumentsOf, looksLikePath, reportEach, reportEnvFiles, reportPathLikeArguments } from './operands.js';
@@ -33,7 +33,10 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
   return {
     handler(context) {
       const words = spec.lineModes ? splitInPlaceSuffix(argumentsOf(context)) : argumentsOf(context);
-      const parsed = parseArguments(words, { short: spec.short ?? '', long: spec.long ?? [], stopAtOperand: true });
+      // `python -m pdb -c cmd x.py`: the words after `-m MODULE` are the module's, not the interpreter's options.
+      const moduleWords = spec.moduleOptions === undefined ? [] : moduleArguments(words);
+      const ownWords = words.slice(0, words.length - moduleWords.length);
+      const parsed = parseArguments(ownWords, { short: spec.short ?? '', long: spec.long ?? [], stopAtOperand: true });
       reportEach(context, 'read', parsed.values(...(spec.readOptions ?? [])), `${context.program} option file`);
       for (const module of parsed.values(...(spec.preloadOptions ?? []))) if (module.value?.startsWith('.') || module.value?.startsWith('/')) context.file('execute', module, `${context.program} preload`);
       const codes = parsed.values(...spec.code);
@@ -48,9 +51,10 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
         const module = parsed.last(...(spec.moduleOptions ?? []))?.value;
         const known = module === undefined ? undefined : PYTHON_MODULES[module];
         if (known !== undefined) {
-          known(context, moduleArguments(words));
+          known(context, moduleWords);
           return;
         }
+        operands = moduleWords;
       } else if (operands[0] !== undefined && operands[0].value !== '-') {
         context.file('execute', operands[0], `${context.program} script`);
         operands = operands.slice(1);
@@ -72,9 +76,23 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
 
 /** The words after `-m MODULE` (or `-mMODULE`): all of them belong to the module, options included. */
 function moduleArguments(words: readonly Word[]): readonly Word[] {
-  const at = words.findIndex((word) => word.value !== undefined && /^-[a-zA-Z]*m/.test(word.value) && !word.value.startsWith('--'));
-  if (at === -1) return [];
-  return words.slice(at + ((words[at] as Word).value?.endsWith('m') ? 2 : 1));
+  // Only among the interpreter's own options: a script's `-m` (`python x.py -m y`) or a `-c` program ends them.
+  for (let at = 0; at < words.length; at += 1) {
+    const value = (words[at] as Word).value;
+    if (value === undefined || !value.startsWith('-') || value === '-' || value === '--' || value.startsWith('--')) {
+      if (value?.startsWith('--') === true && value !== '--') continue;
+      return [];
+    }
+    // A cluster (`-Bm`, `-Wdefault`): a letter that takes a value takes the rest of the word, or the next word.
+    const letters = value.slice(1);
+    const valueAt = letters.search(/[mcWXQ]/);
+    if (valueAt === -1) continue;
+    const glued = valueAt < letters.length - 1;
+    if (letters[valueAt] === 'm') return words.slice(at + (glued ? 1 : 2));
+    if (letters[valueAt] === 'c') return [];
+    if (!glued) at += 1;
+  }
+  return [];
 }
 
 /** `perl -i.bak -pe …`: the backup suffix is glued to `-i`; keep `-i` and drop the suffix. */
@@ -93,6 +111,37 @@ const PYTHON_MODULES: Record<string, (context: CommandContext, words: readonly W
     context.file('read', parsed.last('-d', '--directory') ?? staticWord('.'), 'python -m http.server (served directory)', { recursive: true });
   },
   SimpleHTTPServer: (context) => context.file('read', staticWord('.'), 'python -m SimpleHTTPServer (served directory)', { recursive: true }),
+  // `-s SETUP` and the statements are Python code it runs.
+  timeit: (context, words) => {
+    const parsed = parseArguments(words, { short: 'nrsu', long: ['number', 'repeat', 'setup', 'unit'] });
+    for (const code of [...parsed.values('-s', '--setup'), ...parsed.operands]) inlineCode(context, code, 'python -m timeit');
+  },
+  // An interactive console: the code comes from standard input.
+  code: (context) => codeFromStdin(context, 'other'),
+  // A debugger: `-c` commands (`!import os; …`) and the ones typed on standard input run Python; the script runs.
+  pdb: (context, words) => {
+    const parsed = parseArguments(words, { short: 'cm', long: ['command'], stopAtOperand: true });
+    for (const command of parsed.values('-c', '--command')) inlineCode(context, command, 'python -m pdb -c');
+    runsScript(context, parsed, 'python -m pdb');
+    codeFromStdin(context, 'other');
+  },
+  trace: (context, words) => {
+    // `-m` is --missing here; `--module NAME` runs a module.
+    const parsed = parseArguments(words, { short: 'fC', long: ['file', 'coverdir', 'ignore-module', 'ignore-dir'], stopAtOperand: true });
+    for (const file of parsed.values('-f', '--file')) {
+      context.file('read', file, 'python -m trace --file');
+      context.file('write', file, 'python -m trace --file');
+    }
+    reportEach(context, 'write', parsed.values('-C', '--coverdir'), 'python -m trace --coverdir', { recursive: true });
+    runsScript(context, parsed, 'python -m trace', ['--module']);
+  },
+  // The examples in each file's docstrings (or the text file itself) are Python code it runs.
+  doctest: (context, words) => {
+    const parsed = parseArguments(words, { short: 'o', long: ['option'] });
+    reportEach(context, 'execute', parsed.operands, 'python -m doctest');
+  },
+  cProfile: (context, words) => profiler(context, words, 'python -m cProfile'),
+  profile: (context, words) => profiler(context, words, 'python -m profile'),
   dotenv: (context, words) => {
     const parsed = parseArguments(words, { short: 'fe', long: ['file', 'export'], stopAtOperand: true });
     const files = parsed.values('-f', '--file');
@@ -105,6 +154,26 @@ const PYTHON_MODULES: Record<string, (context: CommandContext, words: readonly W
     }
   },
 };
+
+function inlineCode(context: CommandContext, code: Word, via: string): void {
+  context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', via);
+}
+
+/** `[-m module | script] args…` after a runner module's own options: the script is executed, a module is not a path. */
+function runsScript(context: CommandContext, parsed: ParsedArguments, via: string, moduleOptions: readonly string[] = ['-m']): void {
+  if (parsed.has(...moduleOptions)) return;
+  const [script, ...rest] = parsed.operands;
+  if (script === undefined) return;
+  context.file('execute', script, `${via} script`);
+  reportPathLikeArguments(context, rest, `${via} script argument`);
+}
+
+/** cProfile, profile: `-o` writes the statistics, the script runs. */
+function profiler(context: CommandContext, words: readonly Word[], via: string): void {
+  const parsed = parseArguments(words, { short: 'osm', long: ['outfile', 'sort'], stopAtOperand: true });
+  reportEach(context, 'write', parsed.values('-o', '--outfile'), `${via} -o`);
+  runsScript(context, parsed, via);
+}
 
 const PYTHON = interpreter({ code: ['-c'], short: 'cmWXQ', long: ['check-hash-based-pycs'], moduleOptions: ['-m'] });
 const NODE = interpreter({
