@@ -1,7 +1,9 @@
 import { posix } from 'node:path';
-import type { CommandConvention } from '../command-context.js';
+import { staticWord } from '../argument-parser.js';
+import type { CommandContext, CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
 import { interpreterName } from './interpreters.js';
-import { argumentsOf, reportPathLikeArguments, responseFile } from './operands.js';
+import { argumentsOf, isUrl, reportPathLikeArguments, responseFile } from './operands.js';
 
 /**
  * A program without conventions here (npm, make, a project's own tool, …): its arguments that
@@ -16,6 +18,10 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
     reportPathLikeArguments(context, words, `${context.program || 'program'} argument`);
+    for (const word of words) {
+      const file = prefixedPath(context, word);
+      if (file !== undefined) context.file('read', file, `${context.program || 'program'} argument (TYPE:path)`);
+    }
     // `setpriv --reuid 0 sh -c 'cat .env'`, `ssh-agent bash deploy.sh`: a program svc does not know
     // may be a wrapper, and a shell or interpreter among its arguments is run as it would run
     // alone when it is given code: inline, a script, or on a standard input that is not the
@@ -25,6 +31,21 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     if (givenCode) context.run(words.slice(start));
   },
 };
+
+/**
+ * `OPEN:.env`, `FILE:~/.ssh/id_rsa`, `TYPE:path` words (socat-style addresses,
+ * tools' own `scheme:path` syntax): the part after the first colon is a path when it starts with
+ * `.`, `/` or `~`. Not a URL (`https://…`, handled as one) and not an option.
+ */
+function prefixedPath(context: CommandContext, word: Word): Word | undefined {
+  const value = word.value;
+  if (value === undefined || value.startsWith('-') || isUrl(value)) return undefined;
+  const match = /^[A-Za-z][\w.+-]*:([./~].*)$/s.exec(value);
+  const path = match?.[1];
+  if (path === undefined || path.startsWith('//')) return undefined;
+  if (path === '~' || path.startsWith('~/')) return context.home === undefined ? { value: undefined, text: path, reason: 'variable' } : staticWord(posix.join(context.home, path.slice(1)));
+  return path.startsWith('~') ? undefined : staticWord(path);
+}
 
 const SHELL_NAMES: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'busybox']);
 
