@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { SHA256_PATTERN } from './canonical.js';
+import { isCatalogueData } from './catalogue-guard.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 import { numericDateSchema } from './numeric-date.js';
 import { isRfc3339MillisUtc } from './rfc3339.js';
@@ -215,6 +216,24 @@ export function checkRecord(value: unknown): RecordCheck {
   const stream = expectedStream(checked);
   if (stream !== checked.stream) return { ok: false, message: `stream: ${checked.type} belongs in stream ${stream}, found ${checked.stream}` };
   return { ok: true, record: checked };
+}
+
+/**
+ * The verdict and message of `checkRecord`, for readers that only need the verdict (verification):
+ * an accepted record comes back as given, the caller's JSON.parse result, instead of as zod's
+ * copy (same values; keys in the line's order rather than the schema's). Valid records skip zod:
+ * the hand-written rules accept only what it accepts, and everything else goes through
+ * `checkRecord`, which decides and words the problem.
+ */
+export function checkParsedRecord(value: unknown): RecordCheck {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    if (checkEnvelope(record) === undefined && isCatalogueData(record.type as EventType, record.data)) {
+      const accepted = record as LedgerRecord;
+      if (expectedStream(accepted) === accepted.stream) return { ok: true, record: accepted };
+    }
+  }
+  return checkRecord(value);
 }
 
 function checkEnvelope(record: Record<string, unknown>): string | undefined {

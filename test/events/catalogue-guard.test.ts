@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkParsedRecord, checkRecord } from '../../src/events/catalogue.js';
+
+const lines = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf8')).trimEnd().split('\n');
+const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** Paths to every value inside a record's data, so a mutation can reach nested fields (claims, action, keys). */
+function dataPaths(value: unknown, prefix: string[] = []): string[][] {
+  if (typeof value !== 'object' || value === null) return [prefix];
+  return [prefix, ...Object.entries(value).flatMap(([key, inner]) => dataPaths(inner, [...prefix, key]))];
+}
+
+function setAt(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node: Record<string, unknown> = target;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  const last = path.at(-1);
+  if (last === undefined) return;
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+}
+
+const oddValues = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.constantFrom(0, 1, -1, 1.5, -0, 2 ** 53, 2 ** 53 - 1, 253_402_300_799, 253_402_300_800),
+  fc.double(),
+  fc.string({ maxLength: 3 }),
+  fc.constantFrom('a'.repeat(16_385), 'sha256:' + '0'.repeat(64), 'sha256:' + 'A'.repeat(64), 'act_allow_0', 'bad id', 'rule_allow', 'Bad_code', 'Ed25519', 'svc.ledger.v0', 'svc.action.v0', 'A'.repeat(43) + '=', 'allow', 'proxy', 'succeeded', true, false),
+  fc.array(fc.constantFrom('rule_allow', 'X', 1), { maxLength: 3 }),
+  fc.constant(Array.from({ length: 65 }, () => 'r')),
+  fc.object({ maxDepth: 1 }),
+  fc.constant([]),
+);
+
+describe('checkParsedRecord', () => {
+  it('accepts every record of the valid fixture, as the record given', () => {
+    for (const record of records) {
+      const checked = checkParsedRecord(record);
+      expect(checked.ok).toBe(true);
+      if (checked.ok) expect(checked.record).toBe(record);
+    }
+  });
+
+  it('gives checkRecord’s verdict and message on 10,000 records mutated anywhere in their data', () => {
+    fc.assert(
+      fc.property(fc.nat(records.length - 1), fc.nat(), oddValues, (index, pathIndex, value) => {
+        const record = structuredClone(records[index]) as Record<string, unknown>;
+        const paths = dataPaths(record.data, ['data']).filter((path) => path.length > 1);
+        const path = paths[pathIndex % paths.length];
+        if (path) setAt(record, path, value);
+        const fast = checkParsedRecord(record);
+        const reference = checkRecord(record);
+        expect(fast.ok).toBe(reference.ok);
+        if (!fast.ok && !reference.ok) expect(fast.message).toBe(reference.message);
+        if (fast.ok && reference.ok) expect(fast.record).toEqual(reference.record);
+      }),
+      { numRuns: 10_000, seed: 11 },
+    );
+  });
+
+  it('gives checkRecord’s verdict when a data object gains an unknown or a __proto__ key', () => {
+    for (const record of records) {
+      for (const path of dataPaths(record.data, ['data'])) {
+        for (const key of ['extra', '__proto__']) {
+          const mutated = structuredClone(record);
+          let node: unknown = mutated;
+          for (const step of path) node = (node as Record<string, unknown>)[step];
+          if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+          Object.defineProperty(node, key, { value: 'x', enumerable: true, configurable: true, writable: true });
+          expect(checkParsedRecord(mutated).ok, `${path.join('.')}.${key}`).toBe(checkRecord(mutated).ok);
+        }
+      }
+    }
+  });
+});
