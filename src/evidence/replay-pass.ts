@@ -1,6 +1,7 @@
+import { SHA256_PATTERN } from '../events/canonical.js';
 import type { LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
-import { readLines } from '../events/line-reader.js';
+import { readLines, type RawLine } from '../events/line-reader.js';
 import { hashLeaf } from '../events/merkle.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
@@ -20,6 +21,10 @@ export interface ReplayPassResult {
  * Replays the projections over a ledger's lines without checking them: it runs beside the chain
  * pass, and its output counts only when that pass finds the ledger valid (every line is then a
  * catalogue record, and JSON.parse yields exactly the record the checks accepted).
+ *
+ * Two consequences of that premise save work on every record. A record's hash is the `prevHash`
+ * of the record after it, so only the last line of each read is hashed here. And each record is
+ * replayed as soon as it is parsed, so it dies young instead of outliving a whole read in a batch.
  */
 export async function runReplayPass(path: string, options: { end: number; chunkBytes?: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
   let violation: ReplayPassResult['violation'];
@@ -32,27 +37,59 @@ export async function runReplayPass(path: string, options: { end: number; chunkB
     bytesRead += chunk.length;
     options.onProgress?.(bytesRead, options.end);
   };
-  // Each chunk read is one batch of the replay.
   for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
-    const batch: CheckedRecord[] = [];
-    for (const line of lines) {
-      if (!line.terminated) return stopped(line.offset);
-      let record: LedgerRecord;
+    // A read counts whole, as when it was parsed before any of it was replayed: a line that cannot
+    // be replayed takes back the verdicts of the lines before it in the same read.
+    const verdictsBefore = { ...replay.verdicts };
+    const violationBefore = violation;
+    const undoRead = (offset: number): ReplayPassResult => {
+      Object.assign(replay.verdicts, verdictsBefore);
+      violation = violationBefore;
+      return stopped(offset);
+    };
+    const firstOffset = lines[0]?.offset ?? 0;
+    let checked = parseLine(lines[0]);
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = lines[index] as RawLine;
+      if (checked === undefined) return undoRead(line.offset);
+      const next = lines[index + 1];
+      const following = next === undefined ? undefined : parseLine(next);
+      checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
       try {
-        record = JSON.parse(line.bytes.toString('utf8')) as LedgerRecord;
+        replay.apply([checked]);
       } catch {
-        return stopped(line.offset);
+        // As before, when a later line of the same read cannot be replayed, none of the read counts.
+        const unreplayable = lines.slice(index + 1).find((rest) => parseLine(rest) === undefined);
+        return unreplayable === undefined ? stopped(firstOffset) : undoRead(unreplayable.offset);
       }
-      batch.push({ record, offset: line.offset, length: line.bytes.length + 1, leafHash: hashLeaf(line.bytes) });
-    }
-    try {
-      replay.apply(batch);
-    } catch {
-      return stopped(batch[0]?.offset ?? 0);
+      checked = following;
     }
   }
   replay.finish();
   return { replay, verdicts: replay.verdicts, ...(violation && { violation }) };
+}
+
+/** A terminated line parsed as JSON, its leaf hash still to be filled in; undefined when it cannot be replayed. */
+function parseLine(line: RawLine | undefined): CheckedRecord | undefined {
+  if (line === undefined || !line.terminated) return undefined;
+  try {
+    const record = JSON.parse(line.bytes.toString('utf8')) as LedgerRecord;
+    return { record, offset: line.offset, length: line.bytes.length + 1, leafHash: NO_HASH };
+  } catch {
+    return undefined;
+  }
+}
+
+const NO_HASH = Buffer.alloc(0);
+
+/**
+ * The leaf hash of `bytes` as the record after them names it in its prevHash. When it names none
+ * (it is no record, or its prevHash is no hash), the chain checks fail there, and `bytes` are
+ * hashed instead only so that the replay goes on as it did.
+ */
+function leafHashNamedBy(nextRecord: unknown, bytes: Buffer): Buffer {
+  const prevHash = typeof nextRecord === 'object' && nextRecord !== null ? (nextRecord as { prevHash?: unknown }).prevHash : undefined;
+  return typeof prevHash === 'string' && SHA256_PATTERN.test(prevHash) ? Buffer.from(prevHash.slice(7), 'hex') : hashLeaf(bytes);
 }
 
 export interface ReplayDigestOptions {

@@ -7,9 +7,10 @@ import { verifyLedgerNote } from '../events/chain-checker.js';
 import { MAX_NOTE_BYTES, noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
-import { openRegular, readRegularFile } from '../fs/regular-file.js';
+import { readRegularFile } from '../fs/regular-file.js';
 import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
+import { BackgroundDigests } from './background-digests.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
 import { lstatInput, readCheckpointFile } from './ledger-input.js';
@@ -174,7 +175,19 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
     return fail(report, { code: 'projection_mismatch', message: `the bundle was made by reducers ${String(predicate.reducerVersion)}; this verifier replays ${REDUCER_VERSION}`, file: BUNDLE_ATTESTATION });
   }
 
-  // 2. One pass over the ledger, replaying every projection into digests.
+  // 2. One pass over the ledger, replaying every projection into digests. Meanwhile this thread,
+  // idle otherwise, hashes the projection files that step 4 compares with the replay.
+  const onDisk = new BackgroundDigests(PROJECTION_FILES.map((file) => join(dir, projectionName(file))));
+  try {
+    return await checkLedgerAndProjections(dir, ledgerPath, options, report, statement, onDisk);
+  } finally {
+    await onDisk.stop();
+  }
+}
+
+/** Steps 2 to 4 of `verifyBundle`, for a bundle whose attestation verified. */
+async function checkLedgerAndProjections(dir: string, ledgerPath: string, options: VerifyOptions, report: VerifyReport, statement: InTotoStatement, onDisk: BackgroundDigests): Promise<VerifyReport> {
+  const predicate = statement.predicate as Partial<ExportPredicate>;
   const { chain, replayed, defect } = await runPasses(ledgerPath, options, { projections: PROJECTION_FILES, fileDigest: true });
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, { ...defect, file: BUNDLE_LEDGER });
@@ -197,12 +210,12 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
 
   // 4. Each projection file is attested and equals the replay byte for byte.
   for (const file of PROJECTION_FILES) {
-    const name = `${BUNDLE_PROJECTIONS}/${file}`;
-    const onDisk = await hashFile(join(dir, name));
-    if (onDisk === undefined) return fail(report, notRegularInBundle(name));
-    if (digests.get(name) !== onDisk) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
+    const name = projectionName(file);
+    const onDiskDigest = await onDisk.digest(join(dir, name));
+    if (onDiskDigest === undefined) return fail(report, notRegularInBundle(name));
+    if (digests.get(name) !== onDiskDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
     const replayedDigest = replayed.digests[file];
-    if (replayedDigest !== onDisk) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDisk} on disk, ${replayedDigest} replayed)`, file: name });
+    if (replayedDigest !== onDiskDigest) return fail(report, { code: 'projection_mismatch', message: `${name} differs from the projection replayed from the ledger (sha256 ${onDiskDigest} on disk, ${replayedDigest} replayed)`, file: name });
   }
   report.uncheckpointed = 0;
   return { ...report, valid: true };
@@ -304,16 +317,7 @@ async function readBundleFile(dir: string, name: string): Promise<{ ok: true; by
   return { ok: false, defect: { code: 'subject_digest_mismatch', message: `${name} ${file.problem}`, file: name } };
 }
 
-/** The sha256 hex of a regular file, streamed; undefined when it is not a regular file. */
-async function hashFile(path: string): Promise<string | undefined> {
-  const opened = await openRegular(path);
-  if (!opened) return undefined;
-  const { handle } = opened;
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) hash.update(chunk as Buffer);
-  } finally {
-    await handle.close();
-  }
-  return hash.digest('hex');
+/** A projection file's name in the bundle, as the attestation lists it. */
+function projectionName(file: string): string {
+  return `${BUNDLE_PROJECTIONS}/${file}`;
 }

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
+import { jsonString as quoted } from './json-text.js';
 import type { LedgerState } from './state.js';
 import type { View } from './view.js';
 
@@ -10,22 +11,16 @@ import type { View } from './view.js';
  */
 const RECORDS_PER_REQUEST = 1000;
 
-type AnyValue = { stringValue: string } | { intValue: string };
-
 export function otlpLogsView(): View {
-  let pending: object[] = [];
+  /** The JSON text of each log record of the current group. */
+  let pending: string[] = [];
   let group = 0;
   const traceIds = new TraceIds();
-  const flush = (state: LedgerState): object[] => {
+  const flush = (state: LedgerState): string[] => {
     if (pending.length === 0) return [];
-    const request = {
-      resourceLogs: [
-        {
-          resource: { attributes: [attribute('service.name', { stringValue: 'svc' }), attribute('svc.ledger.origin', { stringValue: state.origin ?? '' })] },
-          scopeLogs: [{ logRecords: pending, scope: { name: 'svc.ledger', version: '0' } }],
-        },
-      ],
-    };
+    // Keys in JCS order, as JSON.stringify writes them.
+    const resource = `{"attributes":[${attribute('service.name', 'stringValue', quoted('svc'))},${attribute('svc.ledger.origin', 'stringValue', quoted(state.origin ?? ''))}]}`;
+    const request = `{"resourceLogs":[{"resource":${resource},"scopeLogs":[{"logRecords":[${pending.join(',')}],"scope":{"name":"svc.ledger","version":"0"}}]}]}`;
     pending = [];
     return [request];
   };
@@ -50,35 +45,29 @@ class TraceIds {
   of(actionId: string): string {
     if (actionId !== this.lastActionId) {
       this.lastActionId = actionId;
-      this.lastTraceId = createHash('sha256').update(actionId).digest('hex').slice(0, 32);
+      this.lastTraceId = hash('sha256', actionId, 'hex').slice(0, 32);
     }
     return this.lastTraceId;
   }
 }
 
-function logRecord(record: LedgerRecord, traceIds: TraceIds): object {
-  const nanos = `${Date.parse(record.ts)}000000`;
+/** One LogRecord as JSON text, keys in JCS order: a thousand of them make each line, so none is built as an object. */
+function logRecord(record: LedgerRecord, traceIds: TraceIds): string {
+  const nanos = `"${Date.parse(record.ts)}000000"`;
   const actionId = actionIdOf(record);
-  const attributes = [attribute('svc.seq', { intValue: String(record.seq) }), attribute('svc.type', { stringValue: record.type }), attribute('svc.stream', { stringValue: record.stream })];
+  let attributes = `${attribute('svc.seq', 'intValue', `"${record.seq}"`)},${attribute('svc.type', 'stringValue', quoted(record.type))},${attribute('svc.stream', 'stringValue', quoted(record.stream))}`;
   if (record.type === 'policy.decided') {
-    attributes.push(attribute('svc.decision', { stringValue: record.data.decision }), attribute('svc.reasons', { stringValue: record.data.reasons.join(',') }));
+    attributes += `,${attribute('svc.decision', 'stringValue', quoted(record.data.decision))},${attribute('svc.reasons', 'stringValue', quoted(record.data.reasons.join(',')))}`;
   }
   if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
-    attributes.push(attribute('svc.approved_payload_hash', { stringValue: record.data.approvedPayloadHash }), attribute('svc.executed_payload_hash', { stringValue: record.data.executedPayloadHash }));
+    attributes += `,${attribute('svc.approved_payload_hash', 'stringValue', quoted(record.data.approvedPayloadHash))},${attribute('svc.executed_payload_hash', 'stringValue', quoted(record.data.executedPayloadHash))}`;
   }
   const warn = (record.type === 'policy.decided' && record.data.decision !== 'allow') || record.type === 'execution.blocked' || record.type === 'mcp.tool.changed';
-  // Keys in JCS order.
-  return {
-    attributes,
-    body: { stringValue: record.type },
-    observedTimeUnixNano: nanos,
-    severityNumber: warn ? 13 : 9,
-    severityText: warn ? 'WARN' : 'INFO',
-    timeUnixNano: nanos,
-    ...(actionId !== undefined && { traceId: traceIds.of(actionId) }),
-  };
+  const traceId = actionId === undefined ? '' : `,"traceId":"${traceIds.of(actionId)}"`;
+  return `{"attributes":[${attributes}],"body":{"stringValue":${quoted(record.type)}},"observedTimeUnixNano":${nanos},"severityNumber":${warn ? 13 : 9},"severityText":"${warn ? 'WARN' : 'INFO'}","timeUnixNano":${nanos}${traceId}}`;
 }
 
-function attribute(key: string, value: AnyValue): { key: string; value: AnyValue } {
-  return { key, value };
+/** A KeyValue whose AnyValue has one field, `kind`, holding the JSON text `value`. */
+function attribute(key: string, kind: 'stringValue' | 'intValue', value: string): string {
+  return `{"key":"${key}","value":{"${kind}":${value}}}`;
 }

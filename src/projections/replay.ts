@@ -7,7 +7,7 @@ import { equivalenceView, executionsView } from './executions.js';
 import { otlpLogsView } from './otlp.js';
 import { siemView } from './siem.js';
 import { evolve, initialState, type LedgerState } from './state.js';
-import type { View } from './view.js';
+import type { Row, View } from './view.js';
 
 /** Bumped whenever any projection's bytes change for the same ledger; recorded in attestations. */
 export const REDUCER_VERSION = 'svc.reducers.v0';
@@ -65,7 +65,8 @@ export class Replay {
     for (const view of this.views) for (const row of view.finish?.(this.state) ?? []) this.emit(view, row);
   }
 
-  private emit(view: View, row: object): void {
-    (this.sinks[view.file] as ProjectionSink)(`${view.sortedRows ? JSON.stringify(row) : canonicalJson(row)}\n`);
+  private emit(view: View, row: Row): void {
+    const text = typeof row === 'string' ? row : view.sortedRows ? JSON.stringify(row) : canonicalJson(row);
+    (this.sinks[view.file] as ProjectionSink)(`${text}\n`);
   }
 }

@@ -1,5 +1,6 @@
 import { toSha256 } from '../events/canonical.js';
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
+import { jsonString as quoted, jsonStringOrNull } from './json-text.js';
 import type { LedgerState } from './state.js';
 import type { View } from './view.js';
 
@@ -17,17 +18,17 @@ export function siemView(): View {
   };
 }
 
-function siemEvent(state: LedgerState, record: LedgerRecord, leafHash: Buffer): object {
+/**
+ * The event as JSON text, keys in JCS order ("@" sorts before lowercase letters): one row per
+ * record makes this the largest projection, so no object is built to be serialized.
+ */
+function siemEvent(state: LedgerState, record: LedgerRecord, leafHash: Buffer): string {
   const actionId = actionIdOf(record);
   const actor = actorOf(state, record);
-  // Keys in JCS order: "@" sorts before lowercase letters.
-  const event = {
-    '@timestamp': record.ts,
-    event: { action: record.type, kind: 'event', outcome: outcomeOf(record), sequence: record.seq },
-    svc: { ...(actionId !== undefined && { actionId }), detail: details(record), origin: state.origin ?? null, recordHash: toSha256(leafHash), stream: record.stream },
-    ...(actor && { svcAction: { resource: actor.resource, tenant: actor.tenant, tool: actor.tool }, user: { id: actor.agentId } }),
-  };
-  return event;
+  const event = `"event":{"action":${quoted(record.type)},"kind":"event","outcome":"${outcomeOf(record)}","sequence":${record.seq}}`;
+  const svc = `"svc":{${actionId === undefined ? '' : `"actionId":${quoted(actionId)},`}"detail":${details(record)},"origin":${jsonStringOrNull(state.origin)},"recordHash":"${toSha256(leafHash)}","stream":${quoted(record.stream)}}`;
+  const who = actor ? `,"svcAction":{"resource":${quoted(actor.resource)},"tenant":${quoted(actor.tenant)},"tool":${quoted(actor.tool)}},"user":{"id":${quoted(actor.agentId)}}` : '';
+  return `{"@timestamp":${quoted(record.ts)},${event},${svc}${who}}`;
 }
 
 function actorOf(state: LedgerState, record: LedgerRecord): { agentId: string; tenant: string; tool: string; resource: string } | undefined {
@@ -54,36 +55,36 @@ function outcomeOf(record: LedgerRecord): 'success' | 'failure' | 'unknown' {
   }
 }
 
-/** Per-type fields, as `svc.detail`, keys in JCS order. */
-function details(record: LedgerRecord): object {
+/** Per-type fields, as the JSON text of `svc.detail`, keys in JCS order. */
+function details(record: LedgerRecord): string {
   switch (record.type) {
     case 'action.received':
-      return { actionHash: record.data.actionHash, payloadHash: record.data.payloadHash, source: record.data.source };
+      return `{"actionHash":${quoted(record.data.actionHash)},"payloadHash":${quoted(record.data.payloadHash)},"source":${quoted(record.data.source)}}`;
     case 'policy.decided':
-      return { decision: record.data.decision, policyHash: record.data.policyHash, reasons: record.data.reasons, ruleId: record.data.ruleId };
+      return `{"decision":${quoted(record.data.decision)},"policyHash":${quoted(record.data.policyHash)},"reasons":[${record.data.reasons.map(quoted).join(',')}],"ruleId":${quoted(record.data.ruleId)}}`;
     case 'actionpass.issued':
-      return { passId: record.data.passId, payloadHash: record.data.claims.payloadHash };
+      return `{"passId":${quoted(record.data.passId)},"payloadHash":${quoted(record.data.claims.payloadHash)}}`;
     case 'approval.requested':
-      return { approvalId: record.data.approvalId, hosted: record.data.hosted, payloadHash: record.data.payloadHash };
+      return `{"approvalId":${quoted(record.data.approvalId)},"hosted":${record.data.hosted},"payloadHash":${quoted(record.data.payloadHash)}}`;
     case 'approval.granted':
-      return { approvalId: record.data.approvalId, approvedBy: record.data.approvedBy, approvedPayloadHash: record.data.approvedPayloadHash };
+      return `{"approvalId":${quoted(record.data.approvalId)},"approvedBy":${quoted(record.data.approvedBy)},"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)}}`;
     case 'approval.rejected':
-      return { approvalId: record.data.approvalId, reason: record.data.reason, rejectedBy: record.data.rejectedBy };
+      return `{"approvalId":${quoted(record.data.approvalId)},"reason":${quoted(record.data.reason)},"rejectedBy":${quoted(record.data.rejectedBy)}}`;
     case 'execution.blocked':
-      return { approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash, reason: record.data.reason };
+      return `{"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)},"executedPayloadHash":${quoted(record.data.executedPayloadHash)},"reason":${quoted(record.data.reason)}}`;
     case 'execution.completed':
-      return { approvedPayloadHash: record.data.approvedPayloadHash, executedPayloadHash: record.data.executedPayloadHash, passId: record.data.passId, resultHash: record.data.resultHash };
+      return `{"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)},"executedPayloadHash":${quoted(record.data.executedPayloadHash)},"passId":${quoted(record.data.passId)},"resultHash":${quoted(record.data.resultHash)}}`;
     case 'mcp.tool.pinned':
-      return { definitionHash: record.data.definitionHash, server: record.data.server, tool: record.data.tool };
+      return `{"definitionHash":${quoted(record.data.definitionHash)},"server":${quoted(record.data.server)},"tool":${quoted(record.data.tool)}}`;
     case 'mcp.tool.changed':
-      return { pinnedHash: record.data.pinnedHash, presentedHash: record.data.presentedHash, server: record.data.server, tool: record.data.tool };
+      return `{"pinnedHash":${quoted(record.data.pinnedHash)},"presentedHash":${quoted(record.data.presentedHash)},"server":${quoted(record.data.server)},"tool":${quoted(record.data.tool)}}`;
     case 'ledger.checkpoint':
-      return { root: record.data.root, size: record.data.size };
+      return `{"root":${quoted(record.data.root)},"size":${record.data.size}}`;
     case 'ledger.recovered':
-      return { reason: record.data.reason, truncatedBytes: record.data.truncatedBytes };
+      return `{"reason":${quoted(record.data.reason)},"truncatedBytes":${record.data.truncatedBytes}}`;
     case 'config.loaded':
-      return { configHash: record.data.configHash, policyHash: record.data.policyHash };
+      return `{"configHash":${quoted(record.data.configHash)},"policyHash":${quoted(record.data.policyHash)}}`;
     case 'ledger.genesis':
-      return { format: record.data.format };
+      return `{"format":${quoted(record.data.format)}}`;
   }
 }

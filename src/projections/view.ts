@@ -14,7 +14,14 @@ export interface View {
    * checks every row of every view that says so.
    */
   readonly sortedRows?: true;
-  rows(state: LedgerState, record: LedgerRecord, leafHash: Buffer): readonly object[];
-  after?(state: LedgerState, record: LedgerRecord): readonly object[];
-  finish?(state: LedgerState): readonly object[];
+  rows(state: LedgerState, record: LedgerRecord, leafHash: Buffer): readonly Row[];
+  after?(state: LedgerState, record: LedgerRecord): readonly Row[];
+  finish?(state: LedgerState): readonly Row[];
 }
+
+/**
+ * A row as an object to serialize, or as its JSON text already written (by a view whose rows are
+ * the bulk of a bundle, so that no object is built only to be serialized). Text rows must be the
+ * JCS form of the row: what JSON.stringify writes for an object whose keys are in JCS order.
+ */
+export type Row = object | string;
