@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { canonicalJson } from '../events/canonical.js';
 import { verifyLedgerNote } from '../events/chain-checker.js';
-import { MAX_NOTE_BYTES, noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
+import { noteKeyId, parseCheckpoint } from '../events/checkpoint.js';
 import type { Defect } from '../events/defects.js';
 import { readGenesis } from '../events/ledger-key.js';
 import { readRegularFile } from '../fs/regular-file.js';

@@ -7,7 +7,7 @@ import { mcpActionInput } from '../mcp/mcp-action.js';
 import { presentTool, type ToolDefinition } from '../mcp/tool-definition.js';
 import type { Enforcer, RequestOptions } from '../proxy/enforcer.js';
 import { decisionBody, type DecisionBody } from '../proxy/responses.js';
-import { PLAYGROUND_REVIEWER, actionEvidence, type ActionEvidence, type PlaygroundSandbox, type PublicKeyView } from './sandbox.js';
+import { PLAYGROUND_REVIEWER, type ActionEvidence, type PlaygroundSandbox, type PublicKeyView } from './sandbox.js';
 import { classifySql, loadSqlParser, type SqlClass } from './sql-classify.js';
 
 /**

@@ -9,8 +9,7 @@
  * - the `svc-approval` header carrying a signed artifact instead of an id: accepted from a trusted
  *   reviewer for the exact payload, refused from a foreign key or for another payload.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { compactVerify, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -78,7 +78,7 @@ describe('ledger scan: damage before the last line', () => {
   });
 
   it('given the same damage under a sidecar that covers the damaged records, then refuses: they were acknowledged', async () => {
-    const { path, open } = await damagedFixture({ sidecar: true });
+    const { open } = await damagedFixture({ sidecar: true });
     await expect(open()).rejects.toMatchObject({ code: 'ledger_corrupt', message: expect.stringContaining('root_mismatch at seq 62') });
   });
 

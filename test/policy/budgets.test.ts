@@ -7,7 +7,7 @@ import { runLedgerPass } from '../../src/evidence/ledger-pass.js';
 import { compilePolicy, type PolicyDecision } from '../../src/policy/compile-policy.js';
 import { BudgetCounter } from '../../src/projections/budgets.js';
 import { openLedger, tempDir } from '../support/ledger.js';
-import { action, contextWith, givenPolicy, policyConfig, TENANT } from './policy-spec.js';
+import { action, givenPolicy, policyConfig, TENANT } from './policy-spec.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');

@@ -6,14 +6,11 @@ import {
   blockingExit,
   effectiveDecision,
   failureReason,
-  invalidInput,
   jsonOut,
-  mcpName,
   parseWith,
   readJsonObject,
 } from './hook-input.js';
-import { claudeStyleToolCall } from './claude-style-tools.js';
-import { mcpCalls } from './mcp-calls.js';
+import { claudeStyleToolCalls } from './claude-style-tools.js';
 
 /**
  * Claude Code's command hooks, registered for `PreToolUse` (every tool) and `UserPromptSubmit`.
@@ -71,10 +68,5 @@ function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCa
     const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
     return { call: { kind: 'shell', command } };
   }
-  const fileTool = claudeStyleToolCall(RUNTIME, name, input);
-  if (fileTool !== undefined) return { call: fileTool };
-  const mcp = mcpName(name);
-  if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, input);
-  if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
-  return { call: { kind: 'other', name } };
+  return claudeStyleToolCalls(RUNTIME, name, input);
 }

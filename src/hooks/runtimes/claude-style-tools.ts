@@ -1,6 +1,17 @@
 import * as z from 'zod';
 import type { HookRuntime, ToolCall } from '../hook-event.js';
-import { parseWith, toolPath } from './hook-input.js';
+import { invalidInput, mcpName, parseWith, toolPath } from './hook-input.js';
+import { mcpCalls } from './mcp-calls.js';
+
+/** A tool call other than a shell: Claude Code's file tools, an `mcp__<server>__<tool>`, or anything else (no opinion). */
+export function claudeStyleToolCalls(runtime: HookRuntime, name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
+  const fileTool = claudeStyleToolCall(runtime, name, input);
+  if (fileTool !== undefined) return { call: fileTool };
+  const mcp = mcpName(name);
+  if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, input);
+  if (name.startsWith('mcp__')) throw invalidInput(runtime, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
+  return { call: { kind: 'other', name } };
+}
 
 /**
  * The file, search and fetch tools named as Claude Code names them (`Read`, `Write`, `Edit`,

@@ -9,14 +9,12 @@ import {
   failureReason,
   invalidInput,
   jsonOut,
-  mcpName,
   parseWith,
   readJsonObject,
   toolPath,
   withCalls,
 } from './hook-input.js';
-import { claudeStyleToolCall } from './claude-style-tools.js';
-import { mcpCalls } from './mcp-calls.js';
+import { claudeStyleToolCalls } from './claude-style-tools.js';
 
 /**
  * OpenAI Codex CLI's command hooks (`.codex/hooks.json`), registered for `PreToolUse` and
@@ -96,13 +94,8 @@ function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCa
     if (first === undefined) throw invalidInput(RUNTIME, 'tool_input.command names no file (expected "*** Add File:", "*** Update File:" or "*** Delete File:" lines)');
     return withCalls(first, rest);
   }
-  // Codex's own file tools (`Read`, `Edit`, `Write`, ...) take Claude Code's names and arguments.
-  const fileTool = claudeStyleToolCall(RUNTIME, name, input);
-  if (fileTool !== undefined) return { call: fileTool };
-  const mcp = mcpName(name);
-  if (mcp !== undefined) return mcpCalls(mcp.server, mcp.tool, input);
-  if (name.startsWith('mcp__')) throw invalidInput(RUNTIME, `tool_name ${JSON.stringify(name)} is not mcp__<server>__<tool>`);
-  return { call: { kind: 'other', name } };
+  // Codex's own file tools (`Read`, `Edit`, `Write`, ...) take Claude Code's names and arguments; `mcp__*` tools too.
+  return claudeStyleToolCalls(RUNTIME, name, input);
 }
 
 const PATCH_FILE_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.*)$/;
