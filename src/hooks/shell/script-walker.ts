@@ -149,7 +149,11 @@ export class ScriptWalker {
         }
         // `declare -n r=BASH_ENV`, `-gn`, `-rn`: a later `r=…` sets the variable it names, maybe not yet known.
         if (node.children.some((child) => /^-[a-zA-Z]*n/.test(this.text(child)))) {
-          for (const assignment of assignments) this.variableSet(VARIABLE_NAME.exec(assignment.value.value ?? '')?.[1] ?? 'PATH', assignment.value, state);
+          for (const assignment of assignments) {
+            this.variableSet(VARIABLE_NAME.exec(assignment.value.value ?? '')?.[1] ?? 'PATH', assignment.value, state);
+            // In arithmetic a nameref reads the variable it names, which may be suspect.
+            state.suspect.add(assignment.name.replace(/\[.*$/, ''));
+          }
           if (assignments.length === 0) state.pathChanged = true;
         }
         // An assignment to an exported variable (`export PAGER=…`, or `EDITOR=…` when EDITOR is exported) reaches later commands.
@@ -174,7 +178,6 @@ export class ScriptWalker {
             // `for i in 1 2 3` sets i to text the line shows; `for i in $(…)` to what only the run knows.
             const values = node.children.filter((child) => child.field === 'value');
             if (values.length === 0 || values.some((value) => /[$`[]/.test(this.text(value)))) state.suspect.add(this.text(variable));
-            else state.suspect.delete(this.text(variable));
           }
         }
         if (node.type === 'c_style_for_statement') {
@@ -391,8 +394,7 @@ export class ScriptWalker {
     if (variable !== undefined) {
       const known =
         values.every((value) => (value.type !== 'array' && !/[$`]/.test(this.text(value))) || printsOnlyNumbers(value, this.source)) || (expanded?.length === 1 && expanded[0]?.value !== undefined);
-      if (known && !values.some((value) => holdsSubscriptCode(this.text(value)))) state.suspect.delete(this.text(variable));
-      else state.suspect.add(this.text(variable));
+      if (!known || values.some((value) => holdsSubscriptCode(this.text(value)))) state.suspect.add(this.text(variable));
     }
     // Variables that carry code or files (commands/environment.ts) are reported by the command they reach.
     if (assigned !== undefined && expanded?.length === 1) assignments.push({ name: assigned, value: expanded[0] as Word });

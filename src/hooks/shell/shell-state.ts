@@ -24,11 +24,13 @@ export interface ShellState {
   /**
    * Variables this command line set from data known only at run time (a command's output,
    * `read`), or to text holding a subscript with an expansion: evaluating one as arithmetic may
-   * run a command (evaluated-text.ts).
+   * run a command (evaluated-text.ts). One set for the whole line, only ever added to: a function
+   * body is analyzed on a copy of the state but runs in its caller's shell, and which branch or
+   * loop pass assigned last is not known.
    */
   suspect: Set<string>;
 }
 
 export function copyState(state: ShellState): ShellState {
-  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath, pathChanged: state.pathChanged, suspect: new Set(state.suspect) };
+  return { cwd: state.cwd, previous: state.previous, stack: [...state.stack], home: state.home, glob: state.glob, cdpath: state.cdpath, pathChanged: state.pathChanged, suspect: state.suspect };
 }

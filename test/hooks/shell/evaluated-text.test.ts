@@ -58,6 +58,9 @@ const LEAKS: readonly string[] = [
   `echo $(( $(printf "%s" "a[\\$(cat .env >&2)0]") ))`,
   `read x < evil.txt; echo $((x))`,
   `for x in $(cat evil-words.txt); do echo $((x)); done`,
+  `f() { x=$(cat evil.txt); }; f; echo $((x))`,
+  `declare -n r=x; x=$(cat evil.txt); echo $((r))`,
+  `: \${x:=$(cat evil.txt)}; echo $((x))`,
   `x='$(cat .env >&2)'; : "\${x@P}"`,
   "shopt -s expand_aliases\nalias x=eval\nx 'cat .env'",
 ];
