@@ -72,13 +72,14 @@ export function arithmeticRisk(node: SyntaxNode, source: string, suspect: Readon
 const NUMBER_PRINTERS: ReadonlySet<string> = new Set(['wc', 'nproc', 'date', 'seq', 'id', 'stat', 'getconf', 'expr']);
 
 /**
- * True for a substitution whose last command is a number printer and whose text holds no
- * expansion, quote or glob that could put other text in its arguments.
+ * True for a substitution that is one pipeline of plain words ending in a number printer: no
+ * expansion, quote, glob, list or group that could put other text in its output.
  */
 export function printsOnlyNumbers(node: SyntaxNode, source: string): boolean {
   if (node.type !== 'command_substitution') return false;
   const inner = source.slice(node.start + 2, node.end - 1);
-  if (/[[$`*?'"\\]/.test(inner)) return false;
+  // One pipeline of plain words: no expansion, quote, glob, list (`wc -l; cat f`) or group.
+  if (!/^[\w\s.\/+%:=,<>|-]*$/.test(inner)) return false;
   const last = inner.split('|').pop()?.trim().split(/\s+/)[0];
   return last !== undefined && NUMBER_PRINTERS.has(last);
 }

@@ -60,6 +60,7 @@ const LEAKS: readonly string[] = [
   `for x in $(cat evil-words.txt); do echo $((x)); done`,
   `f() { x=$(cat evil.txt); }; f; echo $((x))`,
   `declare -n r=x; x=$(cat evil.txt); echo $((r))`,
+  `x=$(wc -l </dev/null; cat evil.txt); echo $((x))`,
   `: \${x:=$(cat evil.txt)}; echo $((x))`,
   `x='$(cat .env >&2)'; : "\${x@P}"`,
   "shopt -s expand_aliases\nalias x=eval\nx 'cat .env'",
