@@ -24,6 +24,7 @@ function copier(mode: 'copy' | 'move' | 'install'): CommandConvention {
         return;
       }
       const recursive = mode === 'copy' && parsed.has('-r', '-R', '-a', '--recursive', '--archive');
+      const hardLinks = mode === 'copy' && parsed.has('-l', '--link');
       const { sources, destination, intoDirectory } = splitDestination(context, parsed.operands, parsed.last('-t', '--target-directory'), parsed.has('-T', '--no-target-directory'));
       for (const source of sources) {
         // Moving a directory moves everything under it.
@@ -32,7 +33,11 @@ function copier(mode: 'copy' | 'move' | 'install'): CommandConvention {
         context.file('read', source, `${context.program} source`, mode === 'move' ? { ...options, followFinal: false } : options);
         if (mode === 'move') context.file('delete', source, 'mv source', { ...options, followFinal: false });
         // cp writes through a symlink it lands on; mv replaces the link itself.
-        if (destination !== undefined) context.file('write', landingPlace(context, source, destination, intoDirectory), `${context.program} destination`, mode === 'move' ? { ...options, followFinal: false } : options);
+        if (destination === undefined) continue;
+        const landing = landingPlace(context, source, destination, intoDirectory);
+        context.file('write', landing, `${context.program} destination`, mode === 'move' ? { ...options, followFinal: false } : options);
+        // `cp -l`: a hard link, through which later writes of the line reach the source.
+        if (hardLinks) context.linked(source, landing, false);
       }
     },
   };
@@ -165,6 +170,8 @@ export const FILE_TRANSFER: Record<string, CommandConvention> = {
   gmv: copier('move'),
   install: copier('install'),
   ln: LINK,
+  // `link FILE1 FILE2`: ln without its options.
+  link: LINK,
   rsync: RSYNC,
   scp: SCP,
   dd: DD,
