@@ -164,6 +164,7 @@ export class InvocationContext implements CommandContext {
       // A name known only at run time may be PATH.
       const name = word.value === undefined ? 'PATH' : word.value;
       this.walker.variableSet(name, word, this.state);
+      this.walker.subscriptNames([word], true);
       // Set from input: what it holds is known only at run time (evaluated-text.ts).
       this.state.suspect.add(name.replace(/\[.*$/, ''));
     }

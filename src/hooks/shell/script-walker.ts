@@ -133,9 +133,12 @@ export class ScriptWalker {
       case 'variable_assignment':
       case 'variable_assignments':
       case 'declaration_command': {
-        this.namesWithSubscriptCode(node.children.filter((child) => child.named && child.type !== 'variable_assignment'), state);
+        // declare, typeset and local resolve subscripted names; export and readonly refuse them.
+        if (node.type === 'declaration_command' && !['export', 'readonly'].includes(node.children[0]?.type ?? '')) {
+          this.namesWithSubscriptCode(node.children.filter((child) => child.named && child.type !== 'variable_assignment' && !this.text(child).startsWith('-')), state);
+        }
         // `declare -i x=$y`: the value is arithmetic.
-        if (node.children.some((child) => /^-[a-zA-Z]*i/.test(this.text(child)))) {
+        if (node.type === 'declaration_command' && node.children.some((child) => /^-[a-zA-Z]*i/.test(this.text(child)))) {
           for (const child of node.children) if (child.type === 'variable_assignment') for (const value of child.children) if (value.field === 'value') this.evaluated(value, 'arithmetic', state);
         }
         const assignments: EnvironmentAssignment[] = [];
@@ -391,10 +394,17 @@ export class ScriptWalker {
     }
     const assigned = name === undefined ? undefined : this.text(name);
     const variable = name?.type === 'subscript' ? name.children.find((child) => child.field === 'name') : name;
+    if (variable !== undefined && this.text(variable) === 'BASH_ALIASES') this.evaluatedCode(this.text(node), 'an alias, whose text runs wherever its name later starts a command');
     if (variable !== undefined) {
+      // Known: text the line spells out, a number printer's output, or variables that are not
+      // suspect themselves (`port=${PORT:-3000}` holds the environment's value or the literal).
       const known =
-        values.every((value) => (value.type !== 'array' && !/[$`]/.test(this.text(value))) || printsOnlyNumbers(value, this.source)) || (expanded?.length === 1 && expanded[0]?.value !== undefined);
-      if (!known || values.some((value) => holdsSubscriptCode(this.text(value)))) state.suspect.add(this.text(variable));
+        values.every((value) => value.type !== 'array' && (!/[$`]/.test(this.text(value)) || printsOnlyNumbers(value, this.source) || arithmeticRisk(value, this.source, state.suspect) === undefined)) ||
+        (expanded?.length === 1 && expanded[0]?.value !== undefined);
+      // `x=$'a[\x24(…)]'` decodes to a subscript with an expansion; `x=a` evaluates a in arithmetic.
+      const value = expanded?.length === 1 ? expanded[0]?.value : undefined;
+      const evaluatesAgain = values.some((node) => holdsSubscriptCode(this.text(node))) || (value !== undefined && (holdsSubscriptCode(value) || /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)));
+      if (!known || evaluatesAgain) state.suspect.add(this.text(variable));
     }
     // Variables that carry code or files (commands/environment.ts) are reported by the command they reach.
     if (assigned !== undefined && expanded?.length === 1) assignments.push({ name: assigned, value: expanded[0] as Word });
@@ -415,14 +425,21 @@ export class ScriptWalker {
   private namesWithSubscriptCode(nodes: readonly SyntaxNode[], state: ShellState): void {
     // Expanded again only to read the names: the substitutions in them have been followed already.
     const scope: ExpansionScope = { ...this.scope(state), substitution: () => undefined, evaluated: () => undefined };
-    this.subscriptNames(expandWord(nodes, scope, { glob: false }));
+    const words = nodes.flatMap((node) => (node.type === 'variable_name' ? [{ value: this.text(node), text: this.text(node) }] : expandWord([node], scope, { glob: false })));
+    this.subscriptNames(words, true);
   }
 
-  private subscriptNames(words: readonly Word[]): void {
+  /**
+   * Names bash resolves: one whose subscript holds an expansion runs it; with `unknownIsCode`
+   * (the words are all names), one known only at run time may be such a name.
+   */
+  subscriptNames(words: readonly Word[], unknownIsCode: boolean): void {
     for (const word of words) {
-      if (word.value !== undefined && /^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) && holdsSubscriptCode(word.value)) {
-        this.evaluatedCode(word.value, 'a variable name whose subscript holds an expansion');
+      if (word.value === undefined ? unknownIsCode : /^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) && holdsSubscriptCode(word.value)) {
+        this.evaluatedCode(word.value ?? word.text, word.value === undefined ? 'a variable name known only at run time, which may hold a subscript' : 'a variable name whose subscript holds an expansion');
       }
+      // BASH_ALIASES[name]=…: an alias, set without the alias builtin.
+      if (word.value?.startsWith('BASH_ALIASES') === true) this.evaluatedCode(word.value, 'an alias, whose text runs wherever its name later starts a command');
     }
   }
 
@@ -454,7 +471,9 @@ export class ScriptWalker {
       const definition = args.find((arg) => arg.value === undefined || arg.value.includes('='));
       if (definition !== undefined) this.evaluatedCode(definition.text, 'an alias, whose text runs wherever its name later starts a command, with the words that follow');
     } else if (program !== undefined && NAME_RESOLVING_BUILTINS.has(program)) {
-      this.subscriptNames(args);
+      this.subscriptNames(args, false);
+      // `test -v "$name"`: the name is resolved, whatever it turns out to be.
+      if (program === 'test' || program === '[') this.subscriptNames(args.filter((_, index) => args[index - 1]?.value === '-v'), true);
     }
   }
 
@@ -497,6 +516,9 @@ export class ScriptWalker {
 
   /** A command or process substitution: a subshell running its statements. */
   substitution(node: SyntaxNode, state: ShellState): void {
+    // In `${x:-$((a))}` tree-sitter-bash reads the arithmetic as a substitution of a subshell
+    // `(a)`; bash evaluates it as arithmetic.
+    if (node.type === 'command_substitution' && this.source.startsWith('$((', node.start)) for (const child of node.children) this.evaluated(child, 'arithmetic', state);
     const inner = copyState(state);
     // `>(cmd)` reads what the outer command writes into it: unknown input.
     const stdin: StdinSource = node.type === 'process_substitution' && this.source.startsWith('>(', node.start) ? { kind: 'text', from: 'pipe', text: undefined } : INHERITED;

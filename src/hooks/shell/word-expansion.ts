@@ -314,6 +314,8 @@ export function visitEvaluated(node: SyntaxNode, scope: Pick<ExpansionScope, 'ev
   if (node.type === 'arithmetic_expansion') scope.evaluated(node, 'arithmetic');
   if (node.type !== 'expansion') return;
   if (isPromptExpansion(node)) scope.evaluated(node, 'prompt');
+  // `${!x}` resolves the name x holds, a subscript included.
+  if (node.children[1]?.type === '!') for (const child of node.children) if (child.type === 'variable_name') scope.evaluated(child, 'arithmetic');
   for (const child of node.children) {
     const index = child.type === 'subscript' ? child.children.find((part) => part.field === 'index') : undefined;
     if (index !== undefined) scope.evaluated(index, 'arithmetic');

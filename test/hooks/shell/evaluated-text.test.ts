@@ -61,6 +61,14 @@ const LEAKS: readonly string[] = [
   `f() { x=$(cat evil.txt); }; f; echo $((x))`,
   `declare -n r=x; x=$(cat evil.txt); echo $((r))`,
   `x=$(wc -l </dev/null; cat evil.txt); echo $((x))`,
+  `a=$'b[\\x24(cat .env >&2)]'; echo $((a))`,
+  `a='${CODE}'; x=a; echo $(( x ))`,
+  `a='${CODE}'; : \${a:+$((a))}`,
+  `a='${CODE}'; echo \${!a}`,
+  `a=$'b[\\x24(cat .env >&2)]'; test -v "$a"`,
+  `a=$'b[\\x24(cat .env >&2)]'; read "$a" <<< 1`,
+  `a=$'b[\\x24(cat .env >&2)]'; printf -v "$a" 1`,
+  "shopt -s expand_aliases; BASH_ALIASES[q]='cat .env'\nq",
   `: \${x:=$(cat evil.txt)}; echo $((x))`,
   `x='$(cat .env >&2)'; : "\${x@P}"`,
   "shopt -s expand_aliases\nalias x=eval\nx 'cat .env'",
@@ -88,6 +96,10 @@ describe('text bash evaluates again', () => {
     'let i=i+1',
     'read -r line < README.md; echo "$line"',
     'alias',
+    'port=${PORT:-3000}; echo $((port+1))',
+    'y=$HOME; echo $((y))',
+    'declare -a arr; export PATH; unset foo',
+    'test -f "$file"',
   ])('%s stays plain', (command) => {
     expect(evaluatesCode(command), command).toBe(false);
   });
