@@ -14,11 +14,13 @@ import picomatch from 'picomatch';
  * - a directory too large to list within the bound;
  * - a file or a directory on the way from `root` whose name matches (ripgrep does not select
  *   files under a directory a glob names, but keeping them costs only a refusal).
+ * - a glob whose reading differs between ripgrep's globset and picomatch (see `plainForGlobset`).
  * Matching ignores case, which can only keep more.
  */
 export function globLeavesUnread(glob: string, found: string, root: string): boolean {
   const trimmed = glob.trim();
   if (trimmed === '' || trimmed.startsWith('!')) return false;
+  if (!plainForGlobset(trimmed)) return false;
   const lastSlash = trimmed.lastIndexOf('/');
   const brace = trimmed.indexOf('{');
   if (brace >= 0 && brace < lastSlash) return false;
@@ -35,6 +37,43 @@ export function globLeavesUnread(glob: string, found: string, root: string): boo
   if (rest.split(sep).some((name) => matches(name))) return false;
   const files = filesUnder(found);
   return files !== undefined && !files.some((file) => matches(basename(file)) || relative(found, file).split(sep).some((name) => matches(name)));
+}
+
+/**
+ * Whether `glob` avoids every construct where globset (ripgrep, Claude Code's Grep) and picomatch
+ * may disagree, or where the string may hold several globs: a backslash (`.e\\nv`), a `[` class
+ * holding `/` or negated with `!`/`^` (`.en[v/]`, `.[!x]nv`), a `{` group without a top-level
+ * comma (`{.env}`, `.e{n}v`), whitespace (`*.ts .env`), or a comma outside braces (`*.ts,.env`).
+ * Any of these keeps the read.
+ */
+function plainForGlobset(glob: string): boolean {
+  if (/[\\\s]/.test(glob)) return false;
+  let depth = 0;
+  let groupStart = -1;
+  let groupHasComma = false;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      const body = close < 0 ? glob.slice(i + 1) : glob.slice(i + 1, close);
+      if (close < 0 || body.includes('/') || body.startsWith('!') || body.startsWith('^')) return false;
+      i = close;
+    } else if (c === '{') {
+      if (depth === 0) {
+        groupStart = i;
+        groupHasComma = false;
+      }
+      depth++;
+    } else if (c === '}') {
+      if (depth === 0) return false;
+      depth--;
+      if (depth === 0 && (!groupHasComma || groupStart < 0)) return false;
+    } else if (c === ',') {
+      if (depth === 0) return false;
+      if (depth === 1) groupHasComma = true;
+    }
+  }
+  return depth === 0;
 }
 
 /** Bound on the entries listed under one protected directory. */
