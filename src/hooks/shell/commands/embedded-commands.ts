@@ -21,7 +21,8 @@ const SQL_FILE_ACCESS = /\b(?:readfile|writefile|edit|load_extension|fsdir|lsmod
 
 /** Dot-commands whose argument is a file read, written or loaded; others (`.tables`, `.mode`) touch none. */
 const SQLITE_READ_COMMANDS = new Set(['.read', '.import', '.open', '.restore', '.clone']);
-const SQLITE_WRITE_COMMANDS = new Set(['.output', '.once', '.log', '.backup', '.save', '.excel']);
+/** `.open F` creates and writes F as well; `.trace F` writes the statements it traces to F. */
+const SQLITE_WRITE_COMMANDS = new Set(['.output', '.once', '.log', '.backup', '.save', '.excel', '.trace', '.open', '.clone']);
 const SQLITE_CODE_COMMANDS = new Set(['.shell', '.system']);
 
 /** One sqlite3 command argument (or `-cmd` value, or a heredoc of them): dot-commands per line, SQL otherwise. */
@@ -41,7 +42,11 @@ function sqliteCommands(context: CommandContext, word: Word, via: string): void 
     if (SQLITE_CODE_COMMANDS.has(name)) {
       if (argument !== '') context.script(argument, `sqlite3 ${name}`);
     } else if (name === '.load') {
-      if (rest[0] !== undefined) context.file('execute', staticWord(unquote(rest[0])), 'sqlite3 .load');
+      // A shared library loaded into the process: code, whatever file it names.
+      if (rest[0] !== undefined) {
+        context.file('execute', staticWord(unquote(rest[0])), 'sqlite3 .load');
+        code(context, staticWord(trimmed), 'sqlite3 .load (an extension runs native code)');
+      }
     } else if (SQLITE_READ_COMMANDS.has(name) || SQLITE_WRITE_COMMANDS.has(name)) {
       // The file is the last word that is not an option (`.import --csv f t` imports f into t).
       const files = rest.filter((part) => !part.startsWith('-'));
@@ -51,8 +56,13 @@ function sqliteCommands(context: CommandContext, word: Word, via: string): void 
         if (file !== undefined) context.script(unquote(file).slice(1), `sqlite3 ${name} pipe`);
         continue;
       }
-      context.file(SQLITE_READ_COMMANDS.has(name) ? 'read' : 'write', staticWord(unquote(file)), `sqlite3 ${name}`);
-      if (name === '.read') sqliteScriptFile(context, staticWord(unquote(file)), 'sqlite3 .read');
+      // `.trace`, `.log`, `.output` take `stdout`/`stderr`/`off` as well as a file.
+      if (SQLITE_STREAMS.has(unquote(file)) && !SQLITE_READ_COMMANDS.has(name)) continue;
+      for (const word of sqlitePaths(context, unquote(file))) {
+        if (SQLITE_READ_COMMANDS.has(name)) context.file('read', word, `sqlite3 ${name}`);
+        if (SQLITE_WRITE_COMMANDS.has(name)) context.file('write', word, `sqlite3 ${name}`);
+        if (name === '.read') sqliteScriptFile(context, word, 'sqlite3 .read');
+      }
     } else if (name === '.cd') {
       code(context, staticWord(trimmed), 'sqlite3 .cd');
     }
@@ -67,6 +77,44 @@ function sqliteScriptFile(context: CommandContext, file: Word, via: string): voi
   context.dynamic('execute', file.value ?? file.text, file.value === undefined ? file.reason : 'interpreter_code', `${via} (sqlite3 commands in a file)`);
 }
 
+const SQLITE_STREAMS = new Set(['stdout', 'stderr', 'off']);
+
+/** A file a dot-command names: the word as written and, for `~/…`, the same path in the home directory (the shell expands it). */
+function sqlitePaths(context: CommandContext, text: string): Word[] {
+  if (text !== '~' && !text.startsWith('~/')) return [staticWord(text)];
+  if (context.home === undefined) {
+    context.dynamic('write', text, 'interpreter_code', 'sqlite3 dot-command path in a reassigned home');
+    return [staticWord(text)];
+  }
+  return [staticWord(text), staticWord(`${context.home.replace(/\/+$/, '')}${text.slice(1)}`)];
+}
+
+/**
+ * `-A`/`--archive` mode: `-c`/`-u` (create, update) read the files named after the options and
+ * store them in the archive; `-x` extracts members (named or all) under `-C DIR` or the working
+ * directory: writes known only at run time; `-t` lists.
+ */
+function sqliteArchive(context: CommandContext, words: readonly Word[], archiveAt: number): void {
+  const after = words.slice(archiveAt + 1);
+  const parsed = parseArguments(after, { short: 'fC', long: ['file', 'directory', 'append'] });
+  const flags = after.filter((word) => word.value !== undefined && /^-[a-zA-Z]+$/.test(word.value)).map((word) => word.value as string).join('');
+  const long = (name: string) => after.some((word) => word.value === `--${name}`);
+  for (const archive of parsed.values('-f', '--file', '--append')) {
+    context.file('read', archive, 'sqlite3 -A archive');
+    context.file('write', archive, 'sqlite3 -A archive');
+  }
+  const directory = parsed.last('-C', '--directory');
+  if (/[cu]/.test(flags.replace(/^-/, '')) || long('create') || long('update') || long('insert')) {
+    for (const member of parsed.operands) {
+      const word = directory === undefined || member.value === undefined || member.value.startsWith('/') || directory.value === undefined ? member : staticWord(`${directory.value}/${member.value}`);
+      context.file('read', word, 'sqlite3 -A (file stored in the archive)', { recursive: true });
+    }
+  }
+  if (/x/.test(flags) || long('extract')) {
+    context.dynamic('write', `${directory?.value ?? '.'}/*`, 'interpreter_code', 'sqlite3 -A -x (archive members extracted)');
+  }
+}
+
 function unquote(text: string): string {
   return /^(['"]).*\1$/s.test(text) ? text.slice(1, -1) : text;
 }
@@ -74,7 +122,14 @@ function unquote(text: string): string {
 /** sqlite3 [options] [DATABASE] [COMMAND…]: the database is opened (read and written), each command run. */
 const SQLITE3: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { singleDashLong: true, long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'lookaside', 'pagecache', 'heap', 'maxsize', 'mmap', 'escape', 'pcachetrace'] });
+    const words = argumentsOf(context);
+    // `-A ARGS…` (`--archive`): the rest of the line is the archive command's.
+    const archiveAt = words.findIndex((word) => word.value !== undefined && /^--?(?:A|archive)$|^-A[a-zA-Z]+$/.test(word.value));
+    if (archiveAt >= 0) {
+      const glued = words[archiveAt]?.value?.startsWith('-A') === true && (words[archiveAt]?.value?.length ?? 0) > 2 ? [staticWord(`-${(words[archiveAt]?.value as string).slice(2)}`)] : [];
+      sqliteArchive(context, [...words.slice(0, archiveAt + 1), ...glued, ...words.slice(archiveAt + 1)], archiveAt);
+    }
+    const parsed = parseArguments(archiveAt >= 0 ? words.slice(0, archiveAt) : words, { singleDashLong: true, long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'lookaside', 'pagecache', 'heap', 'maxsize', 'mmap', 'escape', 'pcachetrace'] });
     for (const init of parsed.values('-init', '--init')) {
       context.file('read', init, 'sqlite3 -init');
       sqliteScriptFile(context, init, 'sqlite3 -init');
