@@ -140,6 +140,36 @@ const PYTHON_MODULES: Record<string, (context: CommandContext, words: readonly W
     const parsed = parseArguments(words, { short: 'o', long: ['option'] });
     reportEach(context, 'execute', parsed.operands, 'python -m doctest');
   },
+  // `-d f.gz` writes f; compressing writes f.gz (a protected name plus `.gz` is checked like any path).
+  gzip: (context, words) => {
+    const parsed = parseArguments(words, {});
+    const decompress = parsed.has('-d', '--decompress');
+    for (const file of parsed.operands) {
+      context.file('read', file, 'python -m gzip');
+      if (file.value === undefined) context.dynamic('write', file.text, file.reason ?? 'unsupported', 'python -m gzip output');
+      else context.file('write', staticWord(decompress ? file.value.replace(/\.gz$/, '') : `${file.value}.gz`), 'python -m gzip output');
+    }
+  },
+  // `-e ARCHIVE DIR` writes under DIR; `-c ARCHIVE SRC…` reads the sources and writes the archive.
+  zipfile: (context, words) => archiveModule(context, words, 'python -m zipfile'),
+  tarfile: (context, words) => archiveModule(context, words, 'python -m tarfile'),
+  // `SRC -o OUT`: reads SRC (a directory or an archive), writes OUT (SRC.pyz by default).
+  zipapp: (context, words) => {
+    const parsed = parseArguments(words, { short: 'opm', long: ['output', 'python', 'main'] });
+    const source = parsed.operands[0];
+    if (source !== undefined) context.file('read', source, 'python -m zipapp source', { recursive: true });
+    const output = parsed.last('-o', '--output');
+    if (output !== undefined) context.file('write', output, 'python -m zipapp output');
+    else if (source?.value !== undefined) context.file('write', staticWord(`${source.value.replace(/\/+$/, '')}.pyz`), 'python -m zipapp output');
+    else if (source !== undefined) context.dynamic('write', source.text, source.reason ?? 'unsupported', 'python -m zipapp output');
+  },
+  // `json.tool [IN [OUT]]`: reads IN, writes OUT.
+  'json.tool': (context, words) => {
+    const parsed = parseArguments(words, { long: ['indent'] });
+    const [input, output] = parsed.operands;
+    if (input !== undefined && input.value !== '-') context.file('read', input, 'python -m json.tool input');
+    if (output !== undefined && output.value !== '-') context.file('write', output, 'python -m json.tool output');
+  },
   cProfile: (context, words) => profiler(context, words, 'python -m cProfile'),
   profile: (context, words) => profiler(context, words, 'python -m profile'),
   dotenv: (context, words) => {
@@ -154,6 +184,24 @@ const PYTHON_MODULES: Record<string, (context: CommandContext, words: readonly W
     }
   },
 };
+
+/** `python -m zipfile|tarfile`: `-e ARCHIVE DIR` extracts under DIR, `-c ARCHIVE SRC…` creates, `-l`/`-t` read. */
+function archiveModule(context: CommandContext, words: readonly Word[], via: string): void {
+  const parsed = parseArguments(words, { short: 'lecte', long: ['list', 'extract', 'create', 'test', 'filter'] });
+  const extract = parsed.values('-e', '--extract');
+  const create = parsed.values('-c', '--create');
+  const listed = [...parsed.values('-l', '--list'), ...parsed.values('-t', '--test')];
+  reportEach(context, 'read', listed, `${via} archive`);
+  if (extract[0] !== undefined) {
+    context.file('read', extract[0], `${via} archive`);
+    const target = parsed.operands[0] ?? staticWord('.');
+    context.file('write', target, `${via} -e (extracted under it)`, { recursive: true });
+  }
+  if (create[0] !== undefined) {
+    context.file('write', create[0], `${via} -c archive`);
+    reportEach(context, 'read', parsed.operands, `${via} -c source`, { recursive: true });
+  }
+}
 
 function inlineCode(context: CommandContext, code: Word, via: string): void {
   context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', via);
