@@ -8,6 +8,7 @@ import { ignoredAndUntracked } from './git-ignored.js';
 import { interactiveProgram, shellStartingWrapper } from './interactive-programs.js';
 import { toolWords } from './runtimes/mcp-calls.js';
 import { globLeavesUnread } from './glob-filter.js';
+import { isPathKey, SEARCH_WORDS } from './mcp-argument-names.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 
@@ -209,15 +210,6 @@ function planPowerShell(command: string, context: ShellContext, make: ActionMake
 const POWERSHELL_SEPARATORS = /[\s;|&(){}'"`,=<>]+/;
 const MAX_POWERSHELL_WORDS = 256;
 
-/** Argument names under which MCP servers commonly take a file path; a list under them is a list of paths. */
-const MCP_PATH_KEYS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'source', 'sources', 'src', 'directory', 'directories', 'dir', 'dirs', 'root', 'uri', 'location', 'folder', 'folders']);
-/**
- * Any other name that ends like one (`file_path`, `relative_path`, `absolute_path`, `pathInProject`,
- * `root_path`, `db_path`, `file_name`, `pathname`, `sourceDir`, `targetFile`): servers name their
- * path arguments every way, and a name that says path is worth reading as one. A value that is
- * not a path costs nothing: only a protected or run-time path changes a decision.
- */
-const MCP_PATH_KEY_ENDING = /(?:path|paths|pathname|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders)$/;
 const MCP_DESTINATION_KEYS = new Set(['destination', 'dest', 'target', 'target_path', 'output', 'output_path', 'new_path', 'newpath', 'destination_path', 'dest_path', 'to']);
 /**
  * Words of a tool name (toolWords) that say it changes the files it is given: `write_file`,
@@ -228,8 +220,6 @@ const MCP_WRITING_WORDS = new Set([
   'replace', 'insert', 'set', 'update', 'upsert', 'modify', 'overwrite', 'truncate', 'chmod', 'chown', 'touch', 'rm', 'rmdir', 'unlink', 'mv', 'cp',
   'apply', 'change', 'rewrite', 'refactor', 'restore', 'reset', 'checkout', 'store', 'add', 'format', 'substitute',
 ]);
-/** Words of a tool name that say it reads the contents of what it searches; `list` and `tree` tools read names only, like Glob. */
-const MCP_SEARCH_WORDS = new Set(['search', 'grep', 'rg', 'ripgrep', 'find', 'ag', 'ack']);
 const MAX_MCP_PATHS = 64;
 
 /** A word with a verb ending taken off (`writes`, `edited`, `editor`, `replacing`): the verb, if one of `verbs`. */
@@ -242,13 +232,7 @@ function changesFiles(tool: string): boolean {
 }
 
 function searchesContents(tool: string): boolean {
-  return hasVerb(toolWords(tool), MCP_SEARCH_WORDS);
-}
-
-function isPathKey(name: string): boolean {
-  const lower = name.toLowerCase();
-  // …or starts like one (JetBrains' `pathInProject`).
-  return MCP_PATH_KEYS.has(lower) || MCP_PATH_KEY_ENDING.test(lower.replace(/[-_]/g, '')) || /^path(?:in|_in|_?relative|_?to)/.test(lower);
+  return hasVerb(toolWords(tool), SEARCH_WORDS);
 }
 
 /**

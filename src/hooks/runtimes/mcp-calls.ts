@@ -1,4 +1,5 @@
 import type { ToolCall } from '../hook-event.js';
+import { isPathKey, SEARCH_WORDS } from '../mcp-argument-names.js';
 
 /**
  * An MCP tool call, and the shell it runs when it is a shell under another name. A server that
@@ -156,15 +157,6 @@ function mcpFileCalls(tool: string, given: Record<string, unknown>): ToolCall[] 
 const FILE_WRITING_WORDS = new Set(['write', 'save', 'create', 'edit', 'update', 'put', 'append', 'delete', 'remove', 'replace', 'overwrite', 'patch', 'store', 'upload', 'move', 'rename', 'copy', 'touch', 'set', 'insert']);
 /** A tool named by one of these words alone handles files (`save {name}`, `open {name}`). */
 const FILE_TOOL_VERBS = new Set(['read', 'write', 'save', 'open', 'load', 'cat', 'view', 'edit', 'create', 'append', 'delete', 'remove', 'overwrite', 'touch']);
-const SEARCH_WORDS = new Set(['search', 'grep', 'rg', 'ripgrep', 'find', 'ag', 'ack']);
-/** Key names that say a path (hook-actions.ts `isPathKey`, roughly). */
-const PATH_KEY = /^(?:path|paths|file|files|filename|filenames|source|sources|src|directory|directories|dir|dirs|root|uri|location|folder|folders)$|(?:path|paths|pathname|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders)$|^path(?:in|_?relative|_?to)/;
-
-function isPathKey(name: string): boolean {
-  const lower = name.toLowerCase();
-  return PATH_KEY.test(lower) || PATH_KEY.test(lower.replace(/[-_]/g, ''));
-}
-
 function usablePath(value: string): boolean {
   return value !== '' && !value.includes('\0') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 }
