@@ -314,11 +314,26 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     reportEach(context, 'read', parsed.operands, 'git hash-object');
   },
   'update-index': (context, words) => {
-    const parsed = parseArguments(words, { long: ['cacheinfo', 'chmod', 'index-version', 'info-only'] });
+    // `--cacheinfo MODE,SHA,PATH` (or `MODE SHA PATH`) and `--index-info` stage content of any
+    // object under a path, which a later `commit` and `reset --hard`/`checkout -f` write there.
+    const cacheinfo = cacheinfoPaths(words);
+    for (const path of cacheinfo) {
+      if (path.value === undefined) context.file('write', path, 'git update-index --cacheinfo');
+      else context.file('write', staticWord(posix.join(repositoryRoot(context) ?? '.', path.value)), 'git update-index --cacheinfo');
+    }
+    const indexInfo = words.some((word) => word.value !== undefined && word.value.length >= '--index-i'.length && '--index-info'.startsWith(word.value));
+    if (indexInfo) context.dynamic('write', 'paths read from standard input', 'command_substitution', 'git update-index --index-info');
+    const parsed = parseArguments(words, { long: ['chmod', 'index-version', 'info-only'] });
     if (parsed.has('--stdin')) context.dynamic('read', 'paths read from standard input', 'command_substitution', 'git update-index --stdin');
-    if (parsed.has('--index-info', '--cacheinfo')) return;
+    if (indexInfo || cacheinfo.length > 0) return;
     reportEach(context, 'read', parsed.operands, 'git update-index');
   },
+  // Plumbing that crafts trees, commits and refs by hand: what they put in the repository (and a
+  // later checkout or `read-tree -u` writes into the working tree) is known only when they run.
+  mktree: (context) => context.dynamic('write', 'a tree made from standard input', 'unsupported', 'git mktree'),
+  'commit-tree': (context) => context.dynamic('write', 'a commit of any tree', 'unsupported', 'git commit-tree'),
+  'update-ref': (context) => context.dynamic('write', 'a ref set to any commit', 'unsupported', 'git update-ref'),
+  'read-tree': (context) => context.dynamic('write', 'the index (and with -u the working tree) from any tree', 'unsupported', 'git read-tree'),
   tag: (context, words) => messageFiles(context, words, 'git tag'),
   notes: (context, words) => messageFiles(context, words, 'git notes'),
   merge: (context, words) => messageFiles(context, words, 'git merge'),
@@ -469,6 +484,28 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
 };
 
+/**
+ * The paths of `git update-index --cacheinfo MODE,SHA,PATH` and of the older `--cacheinfo MODE SHA
+ * PATH` (the option may be abbreviated), as written: relative to the repository's top directory.
+ */
+function cacheinfoPaths(words: readonly Word[]): Word[] {
+  const paths: Word[] = [];
+  for (const [index, word] of words.entries()) {
+    const value = word.value;
+    if (value === '--') break;
+    if (value === undefined || value.length < '--ca'.length || !'--cacheinfo'.startsWith(value)) continue;
+    const next = words[index + 1];
+    if (next === undefined) continue;
+    // `"100644,$blob,svc.yml"`: the object is known only at run time, the path may be written out.
+    const text = next.value ?? next.text.replace(/^(["'])(.*)\1$/s, '$2');
+    if (text.includes(',')) {
+      const path = text.split(',').slice(2).join(',');
+      paths.push(next.value !== undefined || /^[^$`"'\\]+$/.test(path) ? staticWord(path) : next);
+    } else paths.push(words[index + 3] ?? next);
+  }
+  return paths;
+}
+
 /** `git config ACTION …` (git 2.46): the words that name an action rather than a key. */
 const CONFIG_ACTIONS: ReadonlySet<string> = new Set(['set', 'get', 'unset', 'list', 'edit', 'rename-section', 'remove-section']);
 
@@ -517,9 +554,9 @@ function unguardedRepository(context: CommandContext, parsed: ParsedArguments, v
  * branch names, remotes, messages.
  */
 const QUIET_SUBCOMMANDS: ReadonlySet<string> = new Set([
-  'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'update-ref', 'for-each-ref', 'reflog', 'merge-base',
+  'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'for-each-ref', 'reflog', 'merge-base',
   'name-rev', 'shortlog', 'count-objects', 'fsck', 'gc', 'prune', 'repack', 'pack-refs', 'cherry', 'cherry-pick', 'revert', 'reset', 'version', 'help', 'var', 'verify-commit',
-  'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'range-diff', 'read-tree', 'write-tree', 'commit-tree', 'mktag', 'mktree', 'merge-tree',
+  'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'range-diff', 'write-tree', 'mktag', 'merge-tree',
   'sparse-checkout', 'maintenance', 'replace', 'rerere', 'request-pull', 'show-branch', 'stripspace', 'column', 'prune-packed', 'multi-pack-index', 'commit-graph',
   'fmt-merge-msg', 'patch-id', 'update-server-info', 'unpack-objects', 'show-index', 'get-tar-commit-id', 'mergetool', 'credential-cache', 'refs', 'unpack-file',
 ]);
