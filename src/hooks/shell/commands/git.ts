@@ -343,6 +343,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       context.file('read', file, 'git config --file');
       if (!parsed.has('--get', '--get-all', '--get-regexp', '-l', '--list', '--get-urlmatch')) context.file('write', file, 'git config --file');
     }
+    // `git config -e` (`--edit`, `git config edit`): the editor rewrites the config file at will.
+    if (parsed.has('-e', '--edit') || parsed.operands[0]?.value === 'edit') editedConfig(context, parsed);
     // `git config set KEY VALUE` (git 2.46) names its action first; `git config KEY VALUE` does not.
     const operands = parsed.operands[0]?.value !== undefined && CONFIG_ACTIONS.has(parsed.operands[0].value) ? parsed.operands.slice(1) : parsed.operands;
     const [key, value] = operands;
@@ -504,6 +506,24 @@ function cacheinfoPaths(words: readonly Word[]): Word[] {
     } else paths.push(words[index + 3] ?? next);
   }
   return paths;
+}
+
+/**
+ * The file `git config --edit` opens in the editor (`--file F` is reported as written already):
+ * `~/.gitconfig` with `--global`, `/etc/gitconfig` with `--system`, else the repository's
+ * `.git/config` (`.git/config.worktree` with `--worktree`). The user's and system config are
+ * also code: the editor may set any key there.
+ */
+function editedConfig(context: CommandContext, parsed: ParsedArguments): void {
+  const via = 'git config --edit';
+  if (parsed.has('-f', '--file', '--blob')) return;
+  // The user's and the system's config are read by every git command: what the editor writes there may set a command.
+  if (parsed.has('--global', '--system')) context.dynamic('execute', `${via} ${parsed.has('--global') ? '--global' : '--system'}`, 'interpreter_code', `${via} (any setting, one that runs a command among them)`);
+  if (parsed.has('--global')) {
+    if (context.home === undefined) context.dynamic('write', '$HOME/.gitconfig', 'variable', via);
+    else context.file('write', staticWord(posix.join(context.home, '.gitconfig')), via);
+  } else if (parsed.has('--system')) context.file('write', staticWord('/etc/gitconfig'), via);
+  else context.file('write', staticWord(posix.join(repositoryRoot(context) ?? '.', '.git', parsed.has('--worktree') ? 'config.worktree' : 'config')), via);
 }
 
 /** `git config ACTION …` (git 2.46): the words that name an action rather than a key. */
