@@ -21,8 +21,8 @@ const GLOBAL_VALUE_OPTIONS = new Set(['-c', '--git-dir', '--work-tree', '--names
 
 /**
  * Settings whose value is a command git runs, a program it starts, another config file it reads
- * (`include.path`, `includeIf.<condition>.path`: a file that can set any of these) or a file it
- * writes traces into. Matched case-insensitively against the whole key.
+ * (`include.path`, `includeIf.<condition>.path`: a file that can set any of these), a file it
+ * writes traces into, or a template directory whose hooks it installs (`init.templateDir`). Matched case-insensitively against the whole key.
  */
 export const GIT_CODE_SETTINGS = new RegExp(
   '^(?:' +
@@ -46,6 +46,8 @@ export const GIT_CODE_SETTINGS = new RegExp(
       '.+\\.(?:textconv|command|cmd|helper|program|clean|smudge|process|tool)',
       'uploadpack\\.packobjectshook',
       'pager\\..+',
+      // The template directory `git init`/`clone` copy hooks from, as `--template` does.
+      'init\\.templatedir',
     ].join('|') +
     ')$',
   'i',
@@ -87,6 +89,14 @@ const GIT: CommandConvention = {
         const setting = words[index + 1];
         if (setting !== undefined) checkSetting(context, setting);
         index += 1;
+      } else if (value === '--config-env' || value.startsWith('--config-env=')) {
+        // `--config-env=KEY=VAR`: KEY set to the value of $VAR, unknown here; judged by its key as `-c` is.
+        const setting = value === '--config-env' ? words[index + 1] : staticWord(value.slice('--config-env='.length));
+        if (setting !== undefined) checkSetting(context, setting, 'git --config-env');
+        if (value === '--config-env') index += 1;
+      } else if (value.startsWith('--exec-path=')) {
+        // `git --exec-path=bin zz` runs bin/git-zz, and any subcommand git runs as a program from there.
+        context.dynamic('execute', value, 'interpreter_code', 'git --exec-path (git-* programs run from there)');
       } else if (value === '--work-tree') {
         workTree = words[index + 1];
         index += 1;
@@ -137,14 +147,14 @@ function bareRepositoryAround(context: CommandContext): string | undefined {
   }
 }
 
-function checkSetting(context: CommandContext, setting: Word): void {
+function checkSetting(context: CommandContext, setting: Word, via = 'git -c'): void {
   if (setting.value === undefined) {
-    context.dynamic('execute', setting.text, setting.reason, 'git -c');
+    context.dynamic('execute', setting.text, setting.reason, via);
     return;
   }
   const equals = setting.value.indexOf('=');
   const key = equals === -1 ? setting.value : setting.value.slice(0, equals);
-  if (GIT_CODE_SETTINGS.test(key)) context.dynamic('execute', setting.value, 'interpreter_code', 'git -c setting that runs a command');
+  if (GIT_CODE_SETTINGS.test(key)) context.dynamic('execute', setting.value, 'interpreter_code', `${via} setting that runs a command`);
 }
 
 type Subcommand = (context: CommandContext, words: readonly Word[]) => void;
