@@ -40,7 +40,12 @@ type Meaning =
   /** A file git appends its traces to when the value is an absolute path (`GIT_TRACE=/abs/file`). */
   | 'trace-file'
   /** A file of command-line options (ripgrep's), which may widen what the program reads: `--hidden`, `--no-ignore`. */
-  | 'options-file';
+  | 'options-file'
+  /**
+   * Where git takes programs or hooks from: `GIT_EXEC_PATH` (`git zz` runs `$GIT_EXEC_PATH/git-zz`),
+   * `GIT_TEMPLATE_DIR` (hooks `git init`/`clone` copy into `.git/hooks`, as `--template`).
+   */
+  | 'git-programs';
 
 const VARIABLES: Record<string, Meaning> = {
   GIT_EXTERNAL_DIFF: 'shell',
@@ -82,7 +87,17 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_COMMON_DIR: 'git-config-location',
   XDG_CONFIG_HOME: 'git-config-location',
   RIPGREP_CONFIG_PATH: 'options-file',
+  GIT_EXEC_PATH: 'git-programs',
+  GIT_TEMPLATE_DIR: 'git-programs',
 };
+
+/**
+ * Settings whose value is shell code git runs through `sh -c`, as the GIT_PAGER, GIT_EDITOR,
+ * GIT_SSH_COMMAND variables are: given by environment, their value is followed as a script. Any
+ * other code setting (core.hooksPath, core.fsmonitor, alias.*, credential.helper, …) is a
+ * directory, program or git command that is not: dynamic code, as with `git -c`.
+ */
+const GIT_SHELL_SETTINGS = /^(?:core\.(?:pager|editor|sshcommand)|sequence\.editor|diff\.external|pager\..+)$/i;
 
 /** Options in NODE_OPTIONS, PERL5OPT, RUBYOPT that load a module or a file. */
 const LOADING_OPTIONS = /(?:^|\s)(?:--(?:require|import|loader|experimental-loader|env-file|env-file-if-exists)\b|-[rM])/;
@@ -130,7 +145,15 @@ export function reportEnvironment(context: CommandContext, assignments: readonly
       // `include.path`: another config file, which may set anything; a key not known here may be one.
       const keyName = key?.value;
       if (keyName === undefined || GIT_INCLUDE_SETTINGS.test(keyName)) context.dynamic('execute', value.value ?? value.text, value.value === undefined ? value.reason : 'interpreter_code', `${via} (a git setting that may name a config file)`);
-      if (keyName === undefined || (GIT_CODE_SETTINGS.test(keyName) && !GIT_INCLUDE_SETTINGS.test(keyName))) reportVariable(context, 'shell', value, via);
+      else if (GIT_SHELL_SETTINGS.test(keyName)) reportVariable(context, 'shell', value, via);
+      // `alias.x='!cmd'`: shell code; any other alias runs a git command (`-c`'s reading: dynamic code).
+      else if (/^alias\./i.test(keyName) && value.value?.startsWith('!') === true) reportVariable(context, 'shell', staticWord(value.value.slice(1)), via);
+      else if (GIT_CODE_SETTINGS.test(keyName)) context.dynamic('execute', `${keyName}=${value.value ?? value.text}`, 'interpreter_code', `${via} (a git setting that runs a command)`);
+      if (keyName === undefined) reportVariable(context, 'shell', value, via);
+    } else if (/^GIT_CONFIG_KEY_\d+$/.test(name) && !assignments.some((assignment) => assignment.name === name.replace('KEY', 'VALUE'))) {
+      // The value set elsewhere (an earlier export): the key alone says whether it runs a command.
+      if (value.value === undefined) context.dynamic('execute', value.text, value.reason, via);
+      else if (GIT_CODE_SETTINGS.test(value.value)) context.dynamic('execute', value.value, 'interpreter_code', `${via} (a git setting that runs a command)`);
     } else if (name === 'GIT_CONFIG_PARAMETERS') {
       context.dynamic('execute', value.value ?? value.text, value.value === undefined ? value.reason : 'interpreter_code', via);
     }
@@ -183,6 +206,9 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       return;
     case 'options':
       if (LOADING_OPTIONS.test(text)) context.dynamic('execute', text, 'interpreter_code', via);
+      return;
+    case 'git-programs':
+      context.dynamic('execute', text, 'interpreter_code', `${via} (git runs programs or installs hooks from there)`);
       return;
     case 'options-file':
       context.file('read', value, via);
