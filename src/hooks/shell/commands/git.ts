@@ -11,8 +11,12 @@ import { argumentsOf, isUrl, looksLikePath, reportEach, reportPathLikeArguments,
  *   when written `REV:./path`;
  * - paths given to diff, log, show, blame, grep (their content is printed) are reads;
  * - rm, mv, checkout/restore of paths, clean are deletes and writes of those paths;
- * - `-C dir` moves the rest of the command; `-c` settings that run commands (core.pager,
- *   core.sshCommand, alias.*, …) and `submodule foreach`, `rebase --exec`, `bisect run` are code.
+ * - `-C dir` moves the rest of the command; `-c` and `--config-env` settings that run commands
+ *   (core.pager, core.sshCommand, alias.*, …), `--exec-path=`, and `submodule foreach`,
+ *   `rebase --exec`, `bisect run` are code;
+ * - `update-index --cacheinfo` and `config --edit` write the path staged and the config edited;
+ *   `--index-info`, mktree, commit-tree, update-ref, read-tree craft content later written out
+ *   (dynamic writes).
  * Not followed: a branch switch, merge, pull or reset rewrites tracked files wholesale, which this
  * analysis does not report (docs/shell-analysis.md, known limits).
  */
