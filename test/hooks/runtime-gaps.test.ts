@@ -185,3 +185,63 @@ describe('E: a search glob that cannot select a protected file does not read it'
     }
   });
 });
+
+// A second audit: Grep globs ripgrep reads differently, and MCP commands and paths under other shapes.
+describe('Grep globs whose globset reading picomatch may not share keep the read', () => {
+  it.each(['.e\\nv', '.en[v/]', '.[!x]nv', '.[^x]nv', '{.env}', '.{env}', '.e{n}v', '*.ts .env', '*.ts\t.env', '*.ts,.env'])('%j', async (glob) => {
+    expect((await claude('Grep', { pattern: 'TODO', glob })).answer).toBe('deny');
+  });
+
+  it('ordinary globs still leave .env out', async () => {
+    for (const glob of ['*.ts', '**/*.{ts,tsx}', 'src/*.[jt]s', '*.{js,ts}']) {
+      expect((await claude('Grep', { pattern: 'TODO', glob })).answer, glob).toBe('none');
+    }
+  });
+});
+
+describe('MCP commands under other shapes', () => {
+  it.each([
+    ['mcp__x__execute_command', { command: 'cat', args: ['.env'] }],
+    ['mcp__x__run', { command: 'cat .env' }],
+    ['mcp__x__run_script', { script: 'cat .env' }],
+    ['mcp__x__execute_code', { language: 'bash', code: 'cat .env' }],
+    ['mcp__x__execute_command', { Command: 'cat .env' }],
+    ['mcp__x__exec', { cmd: ['cat', '.env'] }],
+  ])('%s %j reads .env', async (tool, input) => {
+    expect((await claude(tool, input)).reason).toContain('protected_path_read');
+  });
+
+  it('ordinary commands and code in other languages stay as they were', async () => {
+    expect((await claude('mcp__x__execute_command', { command: 'ls', args: ['src'] })).answer).toBe('none');
+    expect((await claude('mcp__x__run', { command: 'ls src' })).answer).toBe('none');
+    expect((await claude('mcp__x__execute_code', { language: 'python', code: 'print(1)' })).answer).toBe('none');
+    expect((await claude('mcp__x__run_query', { command: 'cat .env' })).answer).toBe('none');
+  });
+});
+
+describe('MCP paths under other shapes', () => {
+  it.each([
+    ['mcp__x__read_file', { name: '.env' }],
+    ['mcp__x__read', { paths: [{ p: '.env' }] }],
+    ['mcp__git__git_show', { sha: 'HEAD:.env' }],
+    ['mcp__x__search', { pattern: 'KEY', cwd: '<ws>' }],
+    ['mcp__x__search_code', { query: 'KEY', projectRoot: '<ws>' }],
+    ['mcp__x__grep', { pattern: 'KEY', workspace: '<ws>' }],
+  ])('%s %j reads a protected file', async (tool, input) => {
+    const placed = JSON.parse(JSON.stringify(input).replaceAll('<ws>', ws)) as Record<string, unknown>;
+    expect((await claude(tool, placed)).reason).toContain('protected_path_read');
+  });
+
+  it('a file tool writing a name writes it', async () => {
+    expect((await claude('mcp__x__save', { name: '.git/config', content: 'x' })).reason).toContain('protected_path_write');
+    expect((await claude('mcp__x__write_file', { name: 'svc.yml', content: 'x' })).reason).toContain('protected_path_write');
+  });
+
+  it('ordinary names, contents and searches stay as they were', async () => {
+    expect((await claude('mcp__x__read_file', { name: 'src/app.ts' })).answer).toBe('none');
+    expect((await claude('mcp__x__write_files', { files: [{ path: 'src/b.ts', content: '.env' }] })).answer).toBe('none');
+    expect((await claude('mcp__memory__create_entities', { entities: [{ name: '.env', entityType: 'x' }] })).answer).toBe('none');
+    expect((await claude('mcp__x__search', { pattern: 'KEY', cwd: join(ws, 'src') })).answer).toBe('none');
+    expect((await claude('mcp__git__git_log', { sha: 'HEAD' })).answer).toBe('none');
+  });
+});
