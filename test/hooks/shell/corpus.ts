@@ -152,6 +152,8 @@ export function toCorpusOperation(operation: FileOperation, fixture: Pick<Fixtur
 const READ_PROTECTED_NAMES = [/^\.env$/, /^\.env\..*$/, /\.pem$/, /\.key$/, /^id_rsa/, /^id_ed25519/, /^id_ecdsa/];
 const READ_PROTECTED_IN_HOME = ['.ssh', '.aws', '.gnupg', '.config/gcloud', '.azure', '.kube', '.docker/config.json', '.npmrc', '.pypirc', '.netrc', '.git-credentials'];
 
+const WRITE_PROTECTED_IN_HOME = ['.gitconfig', '.config/git', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshenv', '.zshrc', '.zprofile', '.zlogin', '.config/fish'];
+
 /** True when `access` to the absolute `path` touches a protected path. */
 export function isProtected(path: string, access: 'read' | 'write', fixture: Pick<FixtureWorkspace, 'root' | 'home'>): boolean {
   const segments = path.split('/').filter((segment) => segment !== '');
@@ -161,6 +163,8 @@ export function isProtected(path: string, access: 'read' | 'write', fixture: Pic
   if (segments.includes('svc.yml')) return true;
   if (/\/\.git\/(?:config|hooks)(?:\/|$)/.test(path)) return true;
   if (under(path, posix.join(fixture.root, '.svc'))) return true;
+  // Files whose content runs later as code (the engine's DEFAULT_WRITE_PROTECTED).
+  if (WRITE_PROTECTED_IN_HOME.some((entry) => under(path, posix.join(fixture.home, entry)))) return true;
   const claude = posix.join(fixture.root, '.claude');
   return posix.dirname(path) === claude && /^settings.*\.json$/.test(posix.basename(path));
 }
