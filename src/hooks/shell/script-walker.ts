@@ -55,8 +55,12 @@ const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** `${NAME=…}` or `${NAME:=…}`: an expansion that assigns NAME. */
 const ASSIGNING_EXPANSION = /\$\{([A-Za-z_][A-Za-z0-9_]*):?=/g;
 
-/** Builtins that resolve variable names given as arguments, subscripts included. */
-const NAME_RESOLVING_BUILTINS: ReadonlySet<string> = new Set(['read', 'printf', 'mapfile', 'readarray', 'getopts', 'test', '[', 'wait', 'unset', 'declare', 'typeset', 'local', 'export', 'readonly']);
+/**
+ * Builtins that resolve variable names given as arguments, subscripts included. The names `read`,
+ * `printf -v`, `mapfile` and `getopts` set are checked where they are set (applyVariableSetters);
+ * `declare` and `unset` reach here only behind `builtin` or `command`.
+ */
+const NAME_RESOLVING_BUILTINS: ReadonlySet<string> = new Set(['test', '[', 'wait', 'unset', 'declare', 'typeset', 'local']);
 
 /**
  * Walks one parsed script the way bash would run it: statements in order, each pipeline
