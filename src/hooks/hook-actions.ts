@@ -272,7 +272,7 @@ function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' |
 }
 
 /** Argument names under which git MCP servers take a revision: `HEAD:.env` there names a file's content. */
-const MCP_REVISION_KEYS = new Set(['revision', 'rev', 'ref', 'commit', 'object', 'treeish', 'tree_ish', 'blob', 'target']);
+const MCP_REVISION_KEYS = new Set(['revision', 'rev', 'ref', 'commit', 'object', 'treeish', 'tree_ish', 'blob', 'target', 'sha', 'oid']);
 /** Argument names under which they take the repository the revision is in. */
 const MCP_REPOSITORY_KEYS = ['repo_path', 'repository', 'repo', 'repo_dir', 'cwd', 'path'];
 

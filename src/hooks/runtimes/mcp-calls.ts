@@ -115,7 +115,6 @@ function firstString(args: Record<string, unknown>, keys: readonly string[]): st
  * - a `name` given to a tool whose name says it handles files (`read_file {name}`, `save {name}`);
  * - a string at any depth under a path key (`paths: [{p: '.env'}]`), where a key inside the list
  *   does not itself name a path;
- * - `sha`/`oid` as a git revision (`git_show {sha: 'HEAD:.env'}`);
  * - `cwd`, `projectRoot` or `workspace` as the root a search tool walks when it names no path.
  * Keys are matched ignoring case. A value that is not a protected path costs nothing.
  */
@@ -133,14 +132,6 @@ function mcpFileCalls(tool: string, given: Record<string, unknown>): ToolCall[] 
     }
   }
   for (const path of nestedPaths(given)) calls.push(file(path));
-  const repository = ['repo_path', 'repository', 'repo', 'repo_dir', 'cwd', 'path'].map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
-  for (const key of ['sha', 'oid']) {
-    const value = args[key];
-    if (typeof value !== 'string') continue;
-    const blob = /^[^:\s]*:(?:\.\/)?([^:\s].*)$/.exec(value)?.[1];
-    if (blob === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(blob)) continue;
-    calls.push({ kind: 'read', path: repository === undefined || blob.startsWith('/') ? blob : `${repository.replace(/\/+$/, '')}/${blob}` });
-  }
   const searches = words.some((word) => SEARCH_WORDS.has(word) || SEARCH_WORDS.has(word.replace(/(?:es|s|ing|ed)$/, '')));
   // With a path argument the search walks that path (the planner reads it); without, its root.
   if (searches && !Object.keys(given).some(isPathKey)) {
