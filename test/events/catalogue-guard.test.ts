@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkParsedRecord, checkRecord } from '../../src/events/catalogue.js';
+import { canonicalJson } from '../../src/events/canonical.js';
+import { checkEvent, checkParsedRecord, checkRecord } from '../../src/events/catalogue.js';
 
 const lines = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf8')).trimEnd().split('\n');
 const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -73,5 +74,29 @@ describe('checkParsedRecord', () => {
         }
       }
     }
+  });
+});
+
+describe('checkEvent', () => {
+  /** The appended event inside a record envelope, so checkRecord (zod throughout) is the reference. */
+  function referenceCheck(event: Record<string, unknown>) {
+    return checkRecord({ v: 0, seq: 1, ts: '2026-01-01T00:00:00.000Z', prevHash: `sha256:${'0'.repeat(64)}`, ...event });
+  }
+
+  it('gives the zod verdict, and data with the same canonical bytes, on 10,000 events mutated anywhere in their data', () => {
+    fc.assert(
+      fc.property(fc.nat(records.length - 1), fc.nat(), oddValues, (index, pathIndex, value) => {
+        const { type, stream, data } = structuredClone(records[index]) as Record<string, unknown>;
+        const event: Record<string, unknown> = { type, stream, data };
+        const paths = dataPaths(data, ['data']).filter((candidate) => candidate.length > 1);
+        const path = paths[pathIndex % paths.length];
+        if (path) setAt(event, path, value);
+        const fast = checkEvent(event);
+        const reference = referenceCheck(event);
+        expect(fast.ok).toBe(reference.ok);
+        if (fast.ok && reference.ok) expect(canonicalJson(fast.event.data)).toBe(canonicalJson(reference.record.data));
+      }),
+      { numRuns: 10_000, seed: 12 },
+    );
   });
 });
