@@ -56,6 +56,18 @@ describe('canonicalJson', () => {
     expect([...text.matchAll(/:"([^"]*)"/g)].map((match) => match[1])).toEqual(['Carriage Return', 'One', 'Control', 'Latin Small Letter O With Diaeresis', 'Euro Sign', 'Emoji: Grinning Face', 'Hebrew Letter Dalet With Dagesh']);
   });
 
+  it('writes objects that JSON.stringify treats specially as JCS does', () => {
+    const protoKey = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}') as unknown;
+    expect(canonicalJson(protoKey)).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
+    expect(canonicalJson({ b: new Date(0), a: [undefined, () => 1], c: undefined })).toBe('{"a":[null,null],"b":"1970-01-01T00:00:00.000Z"}');
+    expect(canonicalJson({ b: 1, 10: 'ten', 9: 'nine' })).toBe('{"10":"ten","9":"nine","b":1}');
+    expect(canonicalJson({ inner: { toJSON: () => ({ y: 1, x: 2 }) } })).toBe('{"inner":{"x":2,"y":1}}');
+    expect(canonicalJson(Object.assign(Object.create(null) as object, { b: 1, a: 2 }))).toBe('{"a":2,"b":1}');
+    expect(canonicalJson({ s: 'a\\ud800', t: '\ud83d\ude00' })).toBe(canonicalize({ s: 'a\\ud800', t: '\ud83d\ude00' }));
+    expect(() => canonicalJson({ a: { toJSON: () => undefined } })).toThrow();
+    expect(() => canonicalJson({ a: 1n })).toThrow();
+  });
+
   it('refuses what JCS cannot represent', () => {
     expect(() => canonicalJson(Number.NaN)).toThrow();
     expect(() => canonicalJson({ a: Number.POSITIVE_INFINITY })).toThrow();
