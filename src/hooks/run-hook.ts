@@ -41,15 +41,22 @@ export interface HookRun {
 export async function runHook(options: RunHookOptions): Promise<HookRun> {
   const protocol = runtimeProtocol(options.runtime);
   return decideWithin(protocol, options.stdin, options.timeoutMs, async (event) => {
+    if (needsShellAnalyzer(event)) loadShellAnalyzer().catch(() => undefined);
     const loaded = await loadConfig(options.configFile ?? requireConfig(event.cwd));
     const deadline = performance.now() + options.timeoutMs;
-    const authorizer = await openAuthorizer(loaded, deadline);
-    let run: HookRun;
+    // The ledger opens (a lock, reads, waits on the disk) while the call is planned: parsing and
+    // path checks need no ledger, and the first authorize waits for it. An opening that fails
+    // still fails the call below, whether or not anything was authorized.
+    const opening = openAuthorizer(loaded, deadline);
+    opening.catch(() => undefined);
+    let decided: Omit<HookRun, 'mode'>;
     try {
-      run = { ...(await hookDecider(loaded, options.home).decide(event, protocol, (action) => authorizer.authorize(action))), mode: authorizer.mode };
+      decided = await hookDecider(loaded, options.home).decide(event, protocol, async (action) => (await opening).authorize(action));
     } finally {
-      await authorizer.close();
+      await (await opening.catch(() => undefined))?.close();
     }
+    const authorizer = await opening;
+    const run: HookRun = { ...decided, mode: authorizer.mode };
     // After the ledger is closed, so the proxy can take its lock; a failure to start it is not this call's concern.
     if (authorizer.mode === 'local' && options.cliPath !== undefined) await startResidentProxy(loaded, options.cliPath).catch(() => false);
     return run;
@@ -105,12 +112,16 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
   const tools = adapt ? adapt(base) : base;
   return {
     async decide(event, protocol, authorize) {
-      if (event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell' && call.dialect === undefined)) analyzer ??= await loadShellAnalyzer();
+      if (needsShellAnalyzer(event)) analyzer ??= await loadShellAnalyzer();
       const stepUp = config.hooks.stepUp === 'ask' && protocol.supports.ask ? 'ask' : 'deny';
       const evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
       return { output: protocol.formatVerdict(evaluation.verdict, event), evaluation };
     },
   };
+}
+
+function needsShellAnalyzer(event: HookEvent): boolean {
+  return event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell' && call.dialect === undefined);
 }
 
 /**

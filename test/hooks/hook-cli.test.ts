@@ -210,6 +210,22 @@ describe('svc hook claude-code, deciding locally', () => {
     }
   });
 
+  it('fails closed when the ledger cannot be opened, for a call with file operations and for one without', async () => {
+    const broken = await mkdtemp(join(tmpdir(), 'svc-hook-noledger-'));
+    try {
+      expect((await svc(['init', '--dir', broken], { env, cwd: broken })).code).toBe(0);
+      await rm(join(broken, '.svc/ledger.jsonl'), { force: true });
+      await mkdir(join(broken, '.svc/ledger.jsonl'), { recursive: true });
+      for (const command of ['cat README.md', 'echo hi']) {
+        const answer = decisionOf(await runHook({ ...preToolUse('Bash', { command }), cwd: broken }, { cwd: broken, args: ['--config', join(broken, 'svc.yml')] }));
+        expect(answer.permissionDecision, command).toBe('deny');
+        expect(answer.permissionDecisionReason, command).toMatch(/\[ledger_[a-z_]+\]/);
+      }
+    } finally {
+      await rm(broken, { recursive: true, force: true });
+    }
+  });
+
   it('step_up: denied naming the approval; after `svc approvals approve` the identical command passes once; a changed command needs its own', async () => {
     const command = 'git push origin main';
     const first = decisionOf(await runHook(preToolUse('Bash', { command })));
