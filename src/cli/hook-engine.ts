@@ -16,9 +16,12 @@ const ENGINE_BUNDLE = 'engine.cjs';
 export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE, import.meta.url))): Promise<{ engine: HookEngine; bundle?: CachedBundle }> {
   // A hook process parses one command and exits. V8 would otherwise optimize the bash grammar's
   // WebAssembly in the background and hold the exit until that finishes (about 400 ms); the
-  // baseline compiler alone parses a command in well under a millisecond. Set before the engine
+  // baseline compiler alone parses a command in well under a millisecond. Compiled eagerly, the
+  // grammar is compiled on V8's background threads while the hook reads its config and opens the
+  // ledger; lazily, the first parse would compile it on the main thread. Set before the engine
   // is compiled: V8's flags are part of what a code cache must match.
   setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-wasm-lazy-compilation');
   let bundle: CachedBundle;
   try {
     bundle = requireWithCodeCache(file);
