@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, type Dirent, lstatSync, openSync, opendirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { MAX_COMMAND_BYTES, MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_LISTINGS } from './analysis-limits.js';
 
 /**
@@ -49,6 +49,23 @@ function kindOf(stats: Stats | undefined): PathKind | undefined {
   return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
 }
 
+/** A `//`, a `.` or `..` component, or a trailing `/` (as in path-resolution.ts). */
+const NOT_NORMALIZED = /\/(?:\.{1,2})?(?:\/|$)/;
+
+/** What an lstat of a directory entry would say, from its type; undefined when the type is not known. */
+function entryKind(entry: Dirent): PathKind | 'symlink' | undefined {
+  if (entry.isSymbolicLink()) return 'symlink';
+  if (entry.isDirectory()) return 'directory';
+  if (entry.isFile()) return 'file';
+  return entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice() ? 'other' : undefined;
+}
+
+/** The directory part of an absolute path (everything before its last `/`), undefined for `/name` and relative paths. */
+function parentOf(path: string): string | undefined {
+  const slash = path.lastIndexOf('/');
+  return slash > 0 && path.startsWith('/') ? path.slice(0, slash) : undefined;
+}
+
 function forgetFrom(cache: Map<string, unknown>, path: string): void {
   for (const known of cache.keys()) if (known === path || known.startsWith(`${path}/`)) cache.delete(known);
 }
@@ -67,6 +84,20 @@ export function createFilesystemProbe(): FilesystemProbe {
       if (path.startsWith(`${link}/`)) return real + path.slice(link.length);
     }
     return path;
+  };
+  /**
+   * True when what is already known of `directory` says no path under it exists: the kernel
+   * resolves the directory part of a path before the name in it, so when that is missing (an
+   * lstat or a stat of it failed) or not a directory, so is everything under it. `split` asks
+   * for hundreds of names in a directory that may not exist, each a stat otherwise. Only the
+   * real filesystem is known this way, not one with assumed links.
+   */
+  const holdsNothing = (directory: string | undefined): boolean => {
+    if (directory === undefined || assumed.size > 0) return false;
+    if (kinds.has(directory)) return kinds.get(directory) !== 'directory';
+    if (!linkKinds.has(directory)) return false;
+    const link = linkKinds.get(directory);
+    return link !== 'directory' && link !== 'symlink';
   };
   const probe: FilesystemProbe = {
     physical: new Map(),
@@ -95,10 +126,11 @@ export function createFilesystemProbe(): FilesystemProbe {
     },
     kind(path) {
       if (kinds.has(path)) return kinds.get(path);
-      // An lstat already made answers for anything but a symlink.
+      // An lstat already made answers for anything but a symlink (nothing there: nothing to follow).
       const link = linkKinds.get(path);
       let kind: PathKind | undefined;
       if (link !== undefined && link !== 'symlink') kind = link;
+      else if ((link === undefined && linkKinds.has(path)) || holdsNothing(parentOf(path))) kind = undefined;
       else {
         try {
           kind = kindOf(statSync(assumed.get(path) ?? throughAssumed(path), { throwIfNoEntry: false }));
@@ -114,6 +146,7 @@ export function createFilesystemProbe(): FilesystemProbe {
       let kind: PathKind | 'symlink' | undefined;
       try {
         if (assumed.has(path)) return 'symlink';
+        if (holdsNothing(parentOf(path))) return undefined;
         const stats = lstatSync(throughAssumed(path), { throwIfNoEntry: false });
         kind = stats?.isSymbolicLink() ? 'symlink' : kindOf(stats);
       } catch {
@@ -134,12 +167,23 @@ export function createFilesystemProbe(): FilesystemProbe {
         const dir = opendirSync(assumed.get(directory) ?? throughAssumed(directory), { bufferSize: 256 });
         try {
           const read: string[] = [];
+          // An entry's type is what an lstat of it would say (Node lstats an entry whose type the
+          // filesystem does not report, at the lexically joined path: hence only for a normalized
+          // directory), so the listing answers linkKind for every name in it and a glob's matches
+          // are resolved without an lstat each. Not once a link is assumed: the real directory
+          // does not hold it yet.
+          const prefix = assumed.size === 0 && directory.startsWith('/') && !NOT_NORMALIZED.test(directory) ? `${directory}/` : undefined;
           for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
             if (read.length === MAX_DIRECTORY_ENTRIES) {
               names = 'too_large';
               break;
             }
             read.push(entry.name);
+            if (prefix !== undefined) {
+              const type = entryKind(entry);
+              const path = prefix + entry.name;
+              if (type !== undefined && !linkKinds.has(path)) linkKinds.set(path, type);
+            }
           }
           names ??= read;
         } finally {
