@@ -7,7 +7,7 @@ import { cdpathInEffect, searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
 import { AnalysisLimitReached, UnanalyzableCommand } from './operation-log.js';
-import { resolvePath } from './path-resolution.js';
+import { normalizeAbsolute, resolvePath } from './path-resolution.js';
 import { codeRunFrom, fileVersion, type ScriptRunner } from './script-files.js';
 import type { ScriptWalker } from './script-walker.js';
 import type { DynamicReason, FileOperationKind } from './shell-analysis.js';
@@ -99,9 +99,10 @@ export class InvocationContext implements CommandContext {
 
   absolute(word: Word): string | undefined {
     if (word.value === undefined || word.value === '') return undefined;
+    if (word.value.startsWith('/')) return normalizeAbsolute(word.value);
     const dir = this.state.cwd.known ? this.state.cwd.dirs[0] : undefined;
-    if (!word.value.startsWith('/') && dir === undefined) return undefined;
-    return posix.resolve(dir ?? '/', word.value);
+    // posix.resolve(dir, value), without its cost for the usual value that needs no normalizing.
+    return dir === undefined ? undefined : normalizeAbsolute(`${dir}/${word.value}`);
   }
 
   run(argv: readonly Word[], changes: RunChanges = {}): void {
