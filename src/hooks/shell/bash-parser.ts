@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
+import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
 
 /**
  * The real bash grammar (tree-sitter-bash) running in web-tree-sitter. Both WebAssembly files
@@ -26,13 +27,23 @@ export interface BashParser {
 /** Long inputs get a wall-clock budget; short ones skip the progress callback's overhead. */
 const TIMED_PARSE_LENGTH = 8 * 1024;
 
+/** What the trees kept across analyses may hold (syntax-tree-cache.ts): a few megabytes, thousands of usual commands. */
+const CACHE_BOUNDS: SyntaxTreeCacheBounds = { nodes: 50_000, characters: 500_000 };
+
+const TOO_LARGE: ParseResult = Object.freeze({ ok: false, message: 'the command is too large to analyze', limit: true });
+
 class TreeSitterBashParser implements BashParser {
   constructor(
     private readonly parser: Parser,
     private readonly tables: GrammarTables,
+    private readonly cache: SyntaxTreeCache | undefined,
   ) {}
 
   parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
+    // Only a script parsed without a time budget is kept: parsing it again would give the same tree.
+    const cache = source.length > TIMED_PARSE_LENGTH ? undefined : this.cache;
+    const cached = cache?.get(source);
+    if (cached !== undefined) return cached.descendants > nodeBudget || cached.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: cached.root, nodes: cached.nodes };
     let tree;
     if (source.length > TIMED_PARSE_LENGTH) {
       const deadline = Math.min(performance.now() + PARSE_TIME_BUDGET_MS, analysisDeadline);
@@ -48,12 +59,13 @@ class TreeSitterBashParser implements BashParser {
     try {
       const root = tree.rootNode;
       // One call tells the size; an oversized tree is refused before any copying.
-      if (root.descendantCount > nodeBudget) return { ok: false, message: 'the command is too large to analyze', limit: true };
+      const descendants = root.descendantCount;
+      if (descendants > nodeBudget) return TOO_LARGE;
       const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH);
       if (!copy.ok) {
         if (copy.reason === 'too_deep') return { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` };
         if (copy.reason === 'empty_backquotes') return { ok: false, message: `the bash grammar misreads the empty command substitution at offset ${copy.offset}; write "" instead of \`\`` };
-        return { ok: false, message: 'the command is too large to analyze', limit: true };
+        return TOO_LARGE;
       }
       if (copy.hasErrors) {
         repairRedirections(copy.root);
@@ -63,6 +75,7 @@ class TreeSitterBashParser implements BashParser {
           return { ok: false, message: `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}` };
         }
       }
+      cache?.add(source, { root: copy.root, nodes: copy.nodes, descendants });
       return { ok: true, root: copy.root, nodes: copy.nodes };
     } finally {
       tree.delete();
@@ -104,13 +117,19 @@ function wasmFile(packageFile: string): string {
   return existsSync(beside) ? beside : createRequire(import.meta.url).resolve(packageFile);
 }
 
+/**
+ * A parser of the loaded grammar. It keeps the trees of scripts it parsed for later calls
+ * (syntax-tree-cache.ts) unless `reuseParses` is false, as for measuring a first parse.
+ */
+export function createBashParser({ language, tables }: BashGrammar, options: { reuseParses?: boolean } = {}): BashParser {
+  const treeSitter = new Parser();
+  treeSitter.setLanguage(language);
+  return new TreeSitterBashParser(treeSitter, tables, options.reuseParses === false ? undefined : new SyntaxTreeCache(CACHE_BOUNDS));
+}
+
 /** The parser the analysis uses, created once per process. */
 export function loadBashParser(): Promise<BashParser> {
-  parser ??= loadBashGrammar().then(({ language, tables }) => {
-    const treeSitter = new Parser();
-    treeSitter.setLanguage(language);
-    return new TreeSitterBashParser(treeSitter, tables);
-  });
+  parser ??= loadBashGrammar().then((loaded) => createBashParser(loaded));
   parser.catch(() => (parser = undefined));
   return parser;
 }

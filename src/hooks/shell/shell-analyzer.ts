@@ -23,9 +23,14 @@ let loading: Promise<ShellAnalyzer> | undefined;
 
 /** The analyzer, with web-tree-sitter and the bash grammar initialized once per process. */
 export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
-  loading ??= loadBashParser().then((parser) => new BashShellAnalyzer(parser));
+  loading ??= loadBashParser().then(createShellAnalyzer);
   loading.catch(() => (loading = undefined));
   return loading;
+}
+
+/** An analyzer over `parser` (loadShellAnalyzer's is the process' own). */
+export function createShellAnalyzer(parser: BashParser): ShellAnalyzer {
+  return new BashShellAnalyzer(parser);
 }
 
 class BashShellAnalyzer implements ShellAnalyzer {
