@@ -114,12 +114,12 @@ export const benchmark: Benchmark = {
       const afreshRate = median(afreshRates);
       const parseRate = median(parseRates);
 
-      // Per-command latency of one analysis, each corpus command timed on its own (warm).
+      // Per-command latency of one analysis of a script not seen before, each corpus command timed on its own (warm).
       const latencies: number[] = [];
       for (let pass = 0; pass < (options.quick ? 3 : 10); pass += 1) {
         for (const { command, context } of commands) {
           const started = now();
-          analyzer.analyze(command, context);
+          afreshAnalyzer.analyze(command, context);
           latencies.push(seconds(started) * 1e6);
         }
       }
@@ -148,13 +148,15 @@ export const benchmark: Benchmark = {
         { label: 'analysis, every script parsed afresh', value: afreshRate, unit: 'commands/s' },
         { label: 'parse alone', value: parseRate, unit: 'commands/s' },
         { label: 'analysis vs parse alone', value: analysisRate / parseRate, unit: 'ratio' },
+        { label: 'analysis afresh vs parse alone', value: afreshRate / parseRate, unit: 'ratio' },
         { label: 'analyze latency p50', value: quantile(latencies, 0.5), unit: 'µs' },
         { label: 'analyze latency p99', value: quantile(latencies, 0.99), unit: 'µs' },
         { label: 'import in a fresh process', value: importMs, unit: 'ms' },
         { label: 'loadShellAnalyzer in a fresh process', value: loadMs, unit: 'ms' },
         { label: 'first analyze in a fresh process', value: firstMs, unit: 'ms' },
       ];
-      const targets = [target('shell analysis commands/s', analysisRate, '>=', 20_000, 'commands/s')];
+      // Judged on commands never seen before: the corpus going round would otherwise be all repeats.
+      const targets = [target('shell analysis commands/s, every script parsed afresh', afreshRate, '>=', 20_000, 'commands/s')];
       printTargets(targets);
       parser.delete();
       return { name: this.name, metrics, targets, notes: [] };
