@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeBase64Strict } from '../actionpass/keys.js';
 import { SvcError } from '../errors.js';
 import { canonicalJson } from '../events/canonical.js';
 import { verifyLedgerNote } from '../events/chain-checker.js';
@@ -273,9 +274,13 @@ function checkEnvelopeForm(text: string, keys: readonly { name: string; publicKe
   // non-zero trailing bits, and such a spelling still lists the same key.
   const name = keys.find((entry) => Buffer.from(entry.publicKey, 'base64').equals(key))?.name;
   const keyid = name === undefined ? undefined : keyIdOf(name, key);
-  const expected = keyid && envelope.signatures.length === 1 ? `${canonicalJson({ payload: envelope.payload, payloadType: envelope.payloadType, signatures: [{ keyid, sig: envelope.signatures[0]?.sig }] })}\n` : undefined;
+  // DSSE decoders also take URL-safe or unpadded base64, so the same signed bytes have many
+  // spellings; svc writes standard base64 with padding, and only that spelling is its file.
+  const sig = envelope.signatures[0]?.sig;
+  const standardBase64 = decodeBase64Strict(envelope.payload) !== undefined && typeof sig === 'string' && decodeBase64Strict(sig) !== undefined;
+  const expected = keyid && standardBase64 && envelope.signatures.length === 1 ? `${canonicalJson({ payload: envelope.payload, payloadType: envelope.payloadType, signatures: [{ keyid, sig }] })}\n` : undefined;
   if (text === expected) return undefined;
-  return { code: 'attestation_signature_invalid', message: 'attestation.json is not the canonical envelope svc writes (one signature whose keyid names the ledger key)', file: BUNDLE_ATTESTATION };
+  return { code: 'attestation_signature_invalid', message: 'attestation.json is not the canonical envelope svc writes (one signature whose keyid names the ledger key, payload and signature in standard base64 with padding)', file: BUNDLE_ATTESTATION };
 }
 
 const NOTE_KEY_ID = /^[0-9a-f]{8}$/;
