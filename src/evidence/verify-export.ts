@@ -257,6 +257,10 @@ function checkSubjects(statement: InTotoStatement, files: BundleFiles): Defect |
   if (statement.predicateType !== EXPORT_PREDICATE_TYPE) return { code: 'attestation_signature_invalid', message: `predicateType ${statement.predicateType} is not ${EXPORT_PREDICATE_TYPE}`, file: BUNDLE_ATTESTATION };
   const attested = new Set(statement.subject.map((subject) => subject.name));
   const present = new Set(files.filter((name) => name !== BUNDLE_ATTESTATION));
+  // Only the files of the layout are checked below (digest, checkpoint, replay): any other file,
+  // even attested, would be vouched for by a valid verdict without being read.
+  const layout = new Set([BUNDLE_LEDGER, BUNDLE_CHECKPOINT, ...PROJECTION_FILES.map(projectionName)]);
+  for (const name of [...present, ...attested]) if (!layout.has(name)) return { code: 'subject_digest_mismatch', message: `${name} is not a file of an export bundle (ledger.jsonl, checkpoint, attestation.json and the ${PROJECTION_FILES.length} projections)`, file: name };
   for (const name of present) if (!attested.has(name)) return { code: 'subject_digest_mismatch', message: `${name} is in the bundle but not in the attestation`, file: name };
   for (const name of attested) if (!present.has(name)) return { code: 'subject_digest_mismatch', message: `${name} is attested but missing from the bundle`, file: name };
   for (const file of PROJECTION_FILES) if (!attested.has(`${BUNDLE_PROJECTIONS}/${file}`)) return { code: 'subject_digest_mismatch', message: `projection ${file} is missing`, file: `${BUNDLE_PROJECTIONS}/${file}` };

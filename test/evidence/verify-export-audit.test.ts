@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DsseEnvelope } from '../../src/evidence/attestation.js';
+import { canonicalJson } from '../../src/events/canonical.js';
+import { signStatement, type DsseEnvelope, type InTotoStatement } from '../../src/evidence/attestation.js';
+import { fixtureLedgerKey } from '../../scripts/generate-fixtures.js';
 import { CLI } from '../support/cli.js';
 import { tempDir } from '../support/ledger.js';
 
@@ -42,6 +45,8 @@ async function copyOf(source: string): Promise<string> {
   return target;
 }
 
+const sha256Hex = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
 /** The standard base64 text in its URL-safe spelling, without padding: the same bytes to a DSSE decoder. */
 const urlSafe = (text: string): string => text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
@@ -69,4 +74,21 @@ describe('attestation.json must be byte for byte the envelope svc writes', () =>
     expect(result.status).toBe(1);
     expect(result.report.defect).toMatchObject({ code: 'attestation_signature_invalid', file: 'attestation.json' });
   });
+});
+
+describe('a bundle holds exactly the files of DESIGN.md section 4, every one checked', () => {
+  for (const name of ['notes.txt', 'projections/extra.jsonl']) {
+    it(`${name}, attested by the real key and then edited: subject_digest_mismatch, never valid`, async () => {
+      const bundle = await copyOf(BUNDLE);
+      await writeFile(join(bundle, name), 'as attested\n');
+      const path = join(bundle, 'attestation.json');
+      const statement = JSON.parse(Buffer.from((JSON.parse(await readFile(path, 'utf8')) as DsseEnvelope).payload, 'base64').toString('utf8')) as InTotoStatement;
+      statement.subject.push({ name, digest: { sha256: sha256Hex(await readFile(join(bundle, name))) } });
+      await writeFile(path, `${canonicalJson(signStatement(fixtureLedgerKey, statement))}\n`);
+      await writeFile(join(bundle, name), 'edited after signing\n');
+      const result = await verify(bundle);
+      expect(result.status).toBe(1);
+      expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: name });
+    });
+  }
 });
