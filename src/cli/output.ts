@@ -3,6 +3,16 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * `text` with the characters a terminal acts on instead of showing (C0 and C1 controls, DEL, and
+ * the bidirectional overrides and isolates that reorder a line) written as `\uXXXX`. For text
+ * taken from evidence being checked: a record, a file name or a message quoting either must not
+ * be able to move the cursor, erase the verdict or draw another one over it.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/events/canonical.js';
 import { signStatement, type DsseEnvelope, type InTotoStatement } from '../../src/evidence/attestation.js';
 import { fixtureLedgerKey } from '../../scripts/generate-fixtures.js';
-import { CLI } from '../support/cli.js';
+import { CLI, runCli } from '../support/cli.js';
 import { tempDir } from '../support/ledger.js';
 
 /**
@@ -91,4 +91,23 @@ describe('a bundle holds exactly the files of DESIGN.md section 4, every one che
       expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: name });
     });
   }
+});
+
+describe('the text report shows what the ledger holds, never runs it on the terminal', () => {
+  it('a record type that holds escape sequences drawing "VALID" over the verdict: printed escaped, exit 1', async () => {
+    const dir = await copyOf(VALID);
+    const ledger = join(dir, 'ledger.jsonl');
+    const text = await readFile(ledger, 'utf8');
+    const lines = text.split('\n').slice(0, -1);
+    const last = Buffer.from(lines[lines.length - 1] as string, 'utf8');
+    const prevHash = `sha256:${createHash('sha256').update(Buffer.concat([Buffer.from([0]), last])).digest('hex')}`;
+    const forged = canonicalJson({ data: {}, prevHash, seq: lines.length, stream: 'ledger', ts: '2026-11-21T11:00:00.000Z', type: '\r\u001b[2K\u001b[1A\u001b[2KVALID ledger\u001b[8m\u009b2K\u202e', v: 0 });
+    await writeFile(ledger, `${text}${forged}\n`);
+    const result = await runCli(['verify-export', ledger, '--pubkey', PUB]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^INVALID ledger /);
+    expect(result.stdout).toContain('record_invalid');
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(result.stdout).toContain('\\u001b[2K');
+  });
 });

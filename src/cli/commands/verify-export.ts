@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import type { VerifyReport } from '../../evidence/verify-export.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, readPublicKeyOption } from '../context.js';
-import { printJson, printLine, progressReporter } from '../output.js';
+import { printable, printJson, printLine as printTrustedLine, progressReporter } from '../output.js';
+
+/** Every line of the text report quotes the evidence (path, origin, messages, file names): shown, never run by the terminal. */
+function printLine(text: string): void {
+  printTrustedLine(printable(text));
+}
 
 export function registerVerifyExport(program: Command): void {
   program
