@@ -38,29 +38,21 @@ export async function runReplayPass(path: string, options: { end: number; chunkB
     options.onProgress?.(bytesRead, options.end);
   };
   for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
-    // A read counts whole, as when it was parsed before any of it was replayed: a line that cannot
-    // be replayed takes back the verdicts of the lines before it in the same read.
-    const verdictsBefore = { ...replay.verdicts };
-    const violationBefore = violation;
-    const undoRead = (offset: number): ReplayPassResult => {
-      Object.assign(replay.verdicts, verdictsBefore);
-      violation = violationBefore;
-      return stopped(offset);
-    };
-    const firstOffset = lines[0]?.offset ?? 0;
+    // Replay stops at the first line it cannot replay, keeping every verdict before it: those
+    // records come first in seq order, so a violation among them is the first defect whatever
+    // the chain checks find from that line on, and how the file was split into reads must not
+    // change which defect is reported.
     let checked = parseLine(lines[0]);
     for (let index = 0; index < lines.length; index += 1) {
       const line = lines[index] as RawLine;
-      if (checked === undefined) return undoRead(line.offset);
+      if (checked === undefined) return stopped(line.offset);
       const next = lines[index + 1];
       const following = next === undefined ? undefined : parseLine(next);
       checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
       try {
         replay.apply([checked]);
       } catch {
-        // As before, when a later line of the same read cannot be replayed, none of the read counts.
-        const unreplayable = lines.slice(index + 1).find((rest) => parseLine(rest) === undefined);
-        return unreplayable === undefined ? stopped(firstOffset) : undoRead(unreplayable.offset);
+        return stopped(line.offset);
       }
       checked = following;
     }

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/events/canonical.js';
 import { signStatement, type DsseEnvelope, type InTotoStatement } from '../../src/evidence/attestation.js';
+import { verifyExport } from '../../src/evidence/verify-export.js';
 import { fixtureLedgerKey } from '../../scripts/generate-fixtures.js';
 import { CLI, runCli } from '../support/cli.js';
 import { tempDir } from '../support/ledger.js';
@@ -109,5 +110,35 @@ describe('the text report shows what the ledger holds, never runs it on the term
     expect(result.stdout).toContain('record_invalid');
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(result.stdout).toContain('\\u001b[2K');
+  });
+});
+
+/** The valid ledger with the executed payload hash of its first execution changed, and `then` done to the lines after it. */
+async function violatedLedger(then: (lines: string[], execution: number) => void): Promise<{ ledger: string; execution: number; offsets: number[] }> {
+  const dir = await copyOf(VALID);
+  await rm(join(dir, 'ledger.jsonl.checkpoint'));
+  const ledger = join(dir, 'ledger.jsonl');
+  const lines = (await readFile(ledger, 'utf8')).split('\n').slice(0, -1);
+  const execution = lines.findIndex((line) => line.includes('"type":"execution.completed"'));
+  lines[execution] = (lines[execution] as string).replace(/("executedPayloadHash":"sha256:)([0-9a-f])/, (_, head: string, digit: string) => `${head}${digit === '0' ? '1' : '0'}`);
+  then(lines, execution);
+  await writeFile(ledger, `${lines.join('\n')}\n`);
+  const offsets = lines.map((_, index) => lines.slice(0, index).reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0));
+  return { ledger, execution, offsets };
+}
+
+describe('the first defect in seq order is reported, whatever the read size', () => {
+  it('an execution whose pair does not hold, then a line that is not JSON: equivalence_mismatch at the execution for every chunk size', async () => {
+    const { ledger, execution, offsets } = await violatedLedger((lines, at) => {
+      lines[at + 1] = '{not json';
+    });
+    const expected = { code: 'equivalence_mismatch', seq: execution, offset: offsets[execution] };
+    const cli = await verify(ledger);
+    expect(cli.status).toBe(1);
+    expect(cli.report.defect).toMatchObject(expected);
+    const pinnedKey = Buffer.from((await readFile(PUB, 'utf8')).trim(), 'base64');
+    const whole = await verifyExport(ledger, { pinnedKey });
+    expect(whole.defect).toMatchObject(expected);
+    for (const chunkBytes of [1, 97, offsets[execution + 1] as number, 4096, 65_536]) expect(await verifyExport(ledger, { pinnedKey, chunkBytes })).toEqual(whole);
   });
 });
