@@ -132,7 +132,9 @@ async function runPasses(path: string, options: VerifyOptions, request: PassRequ
   ]);
   let defect = chain.defect;
   const violation = replayed.violation;
-  if (violation && (defect?.seq === undefined || defect.seq > violation.verdict.seq)) {
+  // By position in the file, not by the seq a record claims: a line from the chain defect on
+  // (a duplicated or moved execution, say) did not pass the checks, whatever seq it carries.
+  if (violation && (defect?.offset === undefined || defect.offset > violation.offset)) {
     defect = { code: 'equivalence_mismatch', seq: violation.verdict.seq, offset: violation.offset, message: `action ${violation.verdict.actionId}: ${violation.verdict.problem ?? 'pair does not hold'}` };
   }
   if (!defect && replayed.stoppedAt !== undefined) throw new SvcError('internal_error', `${path}: replay stopped at byte ${replayed.stoppedAt} although the chain checks passed`);

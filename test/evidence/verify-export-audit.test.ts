@@ -142,3 +142,18 @@ describe('the first defect in seq order is reported, whatever the read size', ()
     for (const chunkBytes of [1, 97, offsets[execution + 1] as number, 4096, 65_536]) expect(await verifyExport(ledger, { pinnedKey, chunkBytes })).toEqual(whole);
   });
 });
+
+describe('a violation counts only from a line that passed the checks', () => {
+  it('an execution line duplicated right after itself: seq_gap at the copy, not equivalence_mismatch at the seq the copy claims', async () => {
+    const dir = await copyOf(VALID);
+    const ledger = join(dir, 'ledger.jsonl');
+    const lines = (await readFile(ledger, 'utf8')).split('\n').slice(0, -1);
+    const execution = lines.findIndex((line) => line.includes('"type":"execution.completed"'));
+    lines.splice(execution + 1, 0, lines[execution] as string);
+    await writeFile(ledger, `${lines.join('\n')}\n`);
+    const copyOffset = lines.slice(0, execution + 1).reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    const result = await verify(ledger);
+    expect(result.status).toBe(1);
+    expect(result.report.defect).toMatchObject({ code: 'seq_gap', seq: execution + 1, offset: copyOffset });
+  });
+});
