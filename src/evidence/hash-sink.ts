@@ -8,6 +8,8 @@ export class HashSink {
   private readonly hash: Hash = createHash('sha256');
   private readonly buffer = Buffer.allocUnsafe(1 << 18);
   private used = 0;
+  /** UTF-8 bytes written so far. */
+  length = 0;
 
   write(line: string): void {
     // A UTF-8 encoding takes at most 3 bytes per UTF-16 code unit.
@@ -15,10 +17,13 @@ export class HashSink {
       this.flush();
       if (line.length * 3 > this.buffer.length) {
         this.hash.update(line);
+        this.length += Buffer.byteLength(line);
         return;
       }
     }
-    this.used += this.buffer.write(line, this.used);
+    const written = this.buffer.write(line, this.used);
+    this.used += written;
+    this.length += written;
   }
 
   digest(): string {

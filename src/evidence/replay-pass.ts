@@ -95,6 +95,8 @@ export interface ReplayDigestOptions {
 /** What verification needs from a replay, as plain data that can cross threads. */
 export interface ReplayDigest {
   digests: Record<string, string>;
+  /** The byte length of each replayed projection. */
+  lengths: Record<string, number>;
   verdicts: ReplayPassResult['verdicts'];
   violation?: ReplayPassResult['violation'];
   stoppedAt?: number;
@@ -106,6 +108,7 @@ export async function digestReplayPass(path: string, options: ReplayDigestOption
   const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
   return {
     digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])),
+    lengths: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.length])),
     verdicts: result.verdicts,
     ...(result.violation && { violation: result.violation }),
     ...(result.stoppedAt !== undefined && { stoppedAt: result.stoppedAt }),

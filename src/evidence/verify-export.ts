@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeBase64Strict } from '../actionpass/keys.js';
 import { SvcError } from '../errors.js';
@@ -214,6 +214,12 @@ async function checkLedgerAndProjections(dir: string, ledgerPath: string, option
   // 4. Each projection file is attested and equals the replay byte for byte.
   for (const file of PROJECTION_FILES) {
     const name = projectionName(file);
+    // A file of another length than the replay differs from it; when the attestation names the
+    // replayed digest, it differs from that too, and is refused without reading it: a sparse file
+    // of terabytes would otherwise be hashed for hours before the same verdict.
+    if (digests.get(name) === replayed.digests[file] && (await sizeOf(join(dir, name))) !== replayed.lengths[file]) {
+      return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest (it is not the length of the replayed projection)`, file: name });
+    }
     const onDiskDigest = await onDisk.digest(join(dir, name));
     if (onDiskDigest === undefined) return fail(report, notRegularInBundle(name));
     if (digests.get(name) !== onDiskDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
@@ -326,6 +332,16 @@ async function readBundleFile(dir: string, name: string): Promise<{ ok: true; by
   if (file.ok) return file;
   if (file.tooLarge) throw new SvcError('file_too_large', `${path} ${file.problem}; at most ${MAX_SMALL_FILE} are read`);
   return { ok: false, defect: { code: 'subject_digest_mismatch', message: `${name} ${file.problem}`, file: name } };
+}
+
+/** The size of what is at `path`, without following a link; undefined when nothing is there. */
+async function sizeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await lstat(path)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** A projection file's name in the bundle, as the attestation lists it. */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/events/canonical.js';
@@ -155,5 +155,26 @@ describe('a violation counts only from a line that passed the checks', () => {
     const result = await verify(ledger);
     expect(result.status).toBe(1);
     expect(result.report.defect).toMatchObject({ code: 'seq_gap', seq: execution + 1, offset: copyOffset });
+  });
+});
+
+describe('a projection file is not read further than the replay it must equal', () => {
+  it('projections/siem.jsonl replaced by a sparse file of 1 TiB: subject_digest_mismatch, without hashing a terabyte', async () => {
+    const bundle = await copyOf(BUNDLE);
+    await truncate(join(bundle, 'projections', 'siem.jsonl'), 2 ** 40);
+    const result = await verify(bundle);
+    expect(result.status).toBe(1);
+    expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: 'projections/siem.jsonl' });
+  });
+
+  it('a projection of the replayed length but other bytes is still hashed: subject_digest_mismatch as before', async () => {
+    const bundle = await copyOf(BUNDLE);
+    const path = join(bundle, 'projections', 'decisions.jsonl');
+    const bytes = await readFile(path);
+    bytes[10] = (bytes[10] as number) ^ 0x01;
+    await writeFile(path, bytes);
+    const result = await verify(bundle);
+    expect(result.status).toBe(1);
+    expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: 'projections/decisions.jsonl' });
   });
 });
