@@ -159,9 +159,9 @@ describe('a violation counts only from a line that passed the checks', () => {
 });
 
 describe('a projection file is not read further than the replay it must equal', () => {
-  it('projections/siem.jsonl replaced by a sparse file of 1 TiB: subject_digest_mismatch, without hashing a terabyte', async () => {
+  it('projections/siem.jsonl replaced by a sparse file of 64 GiB: subject_digest_mismatch, without hashing it', async () => {
     const bundle = await copyOf(BUNDLE);
-    await truncate(join(bundle, 'projections', 'siem.jsonl'), 2 ** 40);
+    await truncate(join(bundle, 'projections', 'siem.jsonl'), 2 ** 36);
     const result = await verify(bundle).finally(() => rm(bundle, { recursive: true, force: true }));
     expect(result.status).toBe(1);
     expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: 'projections/siem.jsonl' });
