@@ -96,7 +96,11 @@ async function verifyLedgerFile(path: string, options: VerifyOptions): Promise<V
     report.warnings.push(`checkpoint sidecar ${sidecarPath} verified`);
     report.uncheckpointed = Math.min(report.uncheckpointed, chain.size - sidecarSize);
   }
-  if (report.checkpoints === 0 && sidecar === undefined) report.warnings.push('no signed checkpoint covers this ledger: it is protected by its hash chain only');
+  if (report.checkpoints === 0 && sidecar === undefined) {
+    // Anyone can write a genesis that lists a public key; only a signature shows its holder wrote the rest.
+    if (options.pinnedKey) return fail(report, { code: 'checkpoint_signature_invalid', message: 'no signed checkpoint covers this ledger, in-band or in a sidecar: nothing in it is signed by the pinned key', file: sidecarPath });
+    report.warnings.push('no signed checkpoint covers this ledger: it is protected by its hash chain only');
+  }
   return { ...report, valid: true };
 }
 

@@ -178,3 +178,24 @@ describe('a projection file is not read further than the replay it must equal', 
     expect(result.report.defect).toMatchObject({ code: 'subject_digest_mismatch', file: 'projections/decisions.jsonl' });
   });
 });
+
+describe('a pinned key must have signed something', () => {
+  it('a bare ledger no checkpoint covers (its records up to the first one, no sidecar): valid unpinned with a warning, checkpoint_signature_invalid pinned', async () => {
+    const dir = await copyOf(VALID);
+    try {
+      const lines = (await readFile(join(dir, 'ledger.jsonl'), 'utf8')).split('\n');
+      const firstCheckpoint = lines.findIndex((line) => line.includes('"type":"ledger.checkpoint"'));
+      await writeFile(join(dir, 'ledger.jsonl'), `${lines.slice(0, firstCheckpoint).join('\n')}\n`);
+      await rm(join(dir, 'ledger.jsonl.checkpoint'));
+      const unpinned = await runCli(['verify-export', join(dir, 'ledger.jsonl'), '--json']);
+      expect(unpinned.code, unpinned.stderr).toBe(0);
+      expect((JSON.parse(unpinned.stdout) as { warnings: string[] }).warnings.join('\n')).toContain('protected by its hash chain only');
+      const pinned = await verify(join(dir, 'ledger.jsonl'));
+      expect(pinned.status).toBe(1);
+      expect(pinned.report.defect).toMatchObject({ code: 'checkpoint_signature_invalid' });
+      expect(pinned.report.defect?.message).toContain('pinned key');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
