@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { hash } from 'node:crypto';
 import { canonicalJson, hashCanonical, type Sha256 } from '../events/canonical.js';
+import { readActionFields, type ActionFields, type ActionRules } from './action-fields.js';
 
 /**
  * The normalized action `svc.action.v0` (SPEC.md 2.1, DESIGN.md section 3), validated strictly:
@@ -50,6 +51,19 @@ export const normalizedActionSchema = z.strictObject({
   }),
 });
 
+/** The schema's rules for the hand-written reading of action-fields.ts, from the same constants. */
+export const ACTION_RULES: ActionRules = {
+  schemaVersion: ACTION_SCHEMA_VERSION,
+  maxStringLength: MAX_STRING_LENGTH,
+  agentId: AGENT_ID,
+  humanOwner: HUMAN_OWNER,
+  runtime: RUNTIME,
+  taskId: TASK_ID,
+  tenant: TENANT_PATTERN,
+  tool: TOOL_PATTERN,
+  resource: RESOURCE_PATTERN,
+};
+
 export type NormalizedAction = Omit<z.infer<typeof normalizedActionSchema>, 'actor' | 'capability'> & {
   actor: Omit<z.infer<typeof normalizedActionSchema>['actor'], 'tenant'> & { tenant: string };
   capability: { tool: string; resource: string; payload: Payload };
@@ -85,11 +99,10 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
   const payloadIssues: ActionIssue[] = [];
   checkJsonValue(rawPayloadOf(input), 'capability.payload', 1, payloadIssues);
   if (payloadIssues.length > 0) return { ok: false, issues: payloadIssues };
-  const parsed = normalizedActionSchema.safeParse(input);
-  if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message })) };
-  }
-  const { actor, intent, capability } = parsed.data;
+  // The hand-written reading first: it takes exactly what zod takes, or defers to zod.
+  const fields = readActionFields(input, ACTION_RULES) ?? parseActionFields(input);
+  if ('issues' in fields) return { ok: false, issues: fields.issues };
+  const { actor, intent, capability } = fields;
   // Keys in JCS order at every level the schema owns, so hashing and the ledger line take
   // canonicalJson's fast path (JSON.stringify of an already sorted tree).
   const action: NormalizedAction = {
@@ -105,6 +118,13 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
   };
   const actionJson = canonicalJson(action);
   return { ok: true, action, actionJson, actionHash: `sha256:${hash('sha256', actionJson, 'hex')}`, payloadHash: hashCanonical(action.capability.payload) };
+}
+
+/** The reference reading: zod's verdict, its copy of the fields, or its issues worded for the caller. */
+export function parseActionFields(input: unknown): ActionFields | { issues: ActionIssue[] } {
+  const parsed = normalizedActionSchema.safeParse(input);
+  if (!parsed.success) return { issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.') || '(body)', message: issue.message })) };
+  return parsed.data;
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
