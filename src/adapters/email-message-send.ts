@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { MAX_STRING_LENGTH } from '../actionpass/action.js';
+import { MAX_STRING_LENGTH, type JsonValue } from '../actionpass/action.js';
 import { outboxHandler } from './outbox-delivery.js';
-import { text } from './payload-fields.js';
+import { hasExactlyKeys, isTextField, text } from './payload-fields.js';
 import type { ToolHandler } from './tool-handler.js';
 
 /**
@@ -21,13 +21,25 @@ const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const PLAIN_ADDRESS = new RegExp(`^(?=.{3,254}$)(?=[^@]{1,64}@)[A-Za-z0-9_+-]+(?:\\.[A-Za-z0-9_+-]+)*@${LABEL}(?:\\.${LABEL})+$`);
 const EXPECTED = 'expected mailbox:<address> with a plain email address such as ana@example.com';
 
-const emailPayload = z.strictObject({
+// One line: a line break in a subject is how header injection starts.
+const EMAIL_SUBJECT = { max: EMAIL_SUBJECT_MAX, singleLine: true };
+const EMAIL_BODY = { max: MAX_STRING_LENGTH };
+
+export const emailPayload = z.strictObject({
   to: z.string({ error: 'expected a string' }),
-  // One line: a line break in a subject is how header injection starts.
-  subject: text({ max: EMAIL_SUBJECT_MAX, singleLine: true }),
-  body: text({ max: MAX_STRING_LENGTH }),
+  subject: text(EMAIL_SUBJECT),
+  body: text(EMAIL_BODY),
 });
 
+const EMAIL_KEYS = ['to', 'subject', 'body'] as const;
+
+/** `emailPayload` by hand, for the request path; undefined leaves the payload to zod. */
+export function readEmailPayload(payload: { [key: string]: JsonValue }): z.infer<typeof emailPayload> | undefined {
+  const { to, subject, body } = payload;
+  if (!hasExactlyKeys(payload, EMAIL_KEYS) || typeof to !== 'string' || !isTextField(subject, EMAIL_SUBJECT) || !isTextField(body, EMAIL_BODY)) return undefined;
+  return { to, subject, body };
+}
+
 export function emailMessageSend(options: { outboxDir: string; now: () => number }): ToolHandler {
-  return outboxHandler({ tool: EMAIL_TOOL, kind: 'email', recipientNoun: 'address', resourceKind: 'mailbox', recipientPattern: PLAIN_ADDRESS, expected: EXPECTED, payloadSchema: emailPayload, recipientField: 'to', ...options });
+  return outboxHandler({ tool: EMAIL_TOOL, kind: 'email', recipientNoun: 'address', resourceKind: 'mailbox', recipientPattern: PLAIN_ADDRESS, expected: EXPECTED, payloadSchema: emailPayload, readPayload: readEmailPayload, recipientField: 'to', ...options });
 }

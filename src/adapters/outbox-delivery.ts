@@ -48,6 +48,11 @@ export function outboxHandler<P extends { [key: string]: JsonValue }>(spec: {
   recipientPattern: RegExp;
   expected: string;
   payloadSchema: z.ZodType<P>;
+  /**
+   * `payloadSchema` written out by hand: the payload as zod's copy would hold it when zod accepts
+   * it, else undefined for zod to decide and word the issues. Its test holds it to the schema.
+   */
+  readPayload: (payload: { [key: string]: JsonValue }) => P | undefined;
   recipientField: keyof P & string;
   outboxDir: string;
   now: () => number;
@@ -62,7 +67,8 @@ export function outboxHandler<P extends { [key: string]: JsonValue }>(spec: {
         const issue = outboxNameIssue(recipient, spec.recipientPattern, spec.expected);
         if (issue !== undefined) issues.push(issue);
       }
-      const payload = spec.payloadSchema.safeParse(action.capability.payload);
+      const read = spec.readPayload(action.capability.payload);
+      const payload = read !== undefined ? ({ success: true, data: read } as const) : spec.payloadSchema.safeParse(action.capability.payload);
       if (!payload.success) issues.push(...payloadSchemaIssues(payload.error));
       else if (recipient !== undefined && payload.data[spec.recipientField] !== recipient) {
         issues.push({ code: ADAPTER_CODES.resourceMismatch, path: `capability.payload.${spec.recipientField}`, message: `must equal the resource's ${spec.recipientNoun} "${recipient}"` });
