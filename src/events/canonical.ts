@@ -107,7 +107,8 @@ export function sha256Bytes(...parts: Uint8Array[]): Buffer {
 }
 
 export function toSha256(digest: Uint8Array): Sha256 {
-  return `sha256:${Buffer.from(digest).toString('hex')}`;
+  // A view, not a copy: this runs for every record sealed or checked.
+  return `sha256:${Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')}`;
 }
 
 export function fromSha256(hash: string): Buffer {

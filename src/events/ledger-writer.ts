@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { publicKeyInfo, type SigningKey } from '../actionpass/keys.js';
-import { canonicalJson, toSha256 } from './canonical.js';
+import { canonicalJson, toSha256, type Sha256 } from './canonical.js';
 import { checkEvent, LEDGER_FORMAT, type LedgerEvent, type LedgerRecord } from './catalogue.js';
 import { ChainChecker, type CheckedRecord } from './chain-checker.js';
 import { signCheckpoint } from './checkpoint.js';
@@ -67,6 +67,8 @@ export interface LedgerProjection {
 
 interface Sealed {
   checked: CheckedRecord;
+  /** The leaf hash as `sha256:…`, for the receipt. */
+  hash: Sha256;
   line: Buffer;
   /** For an in-band checkpoint: a note over every record through this one, for the sidecar. */
   sidecarNote?: string;
@@ -133,6 +135,8 @@ export class LedgerWriter {
   private genesisKeys: { name: string; publicKey: string }[];
   private lastCheckpoint: { seq: number; size: number; note: string } | undefined;
   private checkpoints: number;
+  private lastTimestampMs = Number.NaN;
+  private lastTimestamp = '';
 
   private constructor(
     readonly path: string,
@@ -315,13 +319,14 @@ export class LedgerWriter {
    */
   private seal(event: LedgerEvent, dataJson: string, sidecar = false): Promise<Receipt> {
     const seq = this.nextSeq;
-    const ts = new Date(this.now()).toISOString();
+    const ts = this.timestamp();
     const prevHash = this.headHash;
     const record = { v: 0, seq, ts, stream: event.stream, prevHash, type: event.type, data: event.data } as LedgerRecord;
     const line = Buffer.from(`{"data":${dataJson},"prevHash":"${prevHash}","seq":${seq},"stream":"${event.stream}","ts":"${ts}","type":"${event.type}","v":0}\n`, 'utf8');
     const leafHash = hashLeaf(line.subarray(0, line.length - 1));
     this.tree.append(leafHash);
-    this.headHash = toSha256(leafHash);
+    const hash = toSha256(leafHash);
+    this.headHash = hash;
     const checked: CheckedRecord = { record, offset: this.nextOffset, length: line.length, leafHash };
     this.options.onSealed?.(checked);
     this.nextOffset += line.length;
@@ -334,8 +339,18 @@ export class LedgerWriter {
     }
     const sidecarNote = sidecar ? signCheckpoint(this.key, this.origin, this.nextSeq, this.tree.root()) : undefined;
     return new Promise<Receipt>((resolve, reject) => {
-      this.queue.push({ checked, line, resolve, reject, ...(sidecarNote !== undefined && { sidecarNote }) });
+      this.queue.push({ checked, hash, line, resolve, reject, ...(sidecarNote !== undefined && { sidecarNote }) });
     });
+  }
+
+  /** `ts` of a record sealed now: the records of one burst share a millisecond, and its text. */
+  private timestamp(): string {
+    const ms = this.now();
+    if (ms !== this.lastTimestampMs) {
+      this.lastTimestamp = new Date(ms).toISOString();
+      this.lastTimestampMs = ms;
+    }
+    return this.lastTimestamp;
   }
 
   /**
@@ -439,7 +454,7 @@ export class LedgerWriter {
     for (const item of batch) {
       const record = item.checked.record;
       if (item.sidecarNote !== undefined) lastNote = item.sidecarNote;
-      item.resolve({ seq: record.seq, hash: toSha256(item.checked.leafHash), ts: record.ts, type: record.type });
+      item.resolve({ seq: record.seq, hash: item.hash, ts: record.ts, type: record.type });
     }
     this.options.onDurable?.(batch.map((item) => item.checked));
     if (lastNote !== undefined) this.writeSidecar(lastNote);
