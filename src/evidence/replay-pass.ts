@@ -23,8 +23,9 @@ export interface ReplayPassResult {
  * catalogue record, and JSON.parse yields exactly the record the checks accepted).
  *
  * Two consequences of that premise save work on every record. A record's hash is the `prevHash`
- * of the record after it, so only the last line of each read is hashed here. And each record is
- * replayed as soon as it is parsed, so it dies young instead of outliving a whole read in a batch.
+ * of the record after it, so only the last line of each read is hashed here, and none when no
+ * view replayed here reads leaf hashes. And each record is replayed as soon as it is parsed, so it
+ * dies young instead of outliving a whole read in a batch.
  */
 export async function runReplayPass(path: string, options: { end: number; chunkBytes?: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
   let violation: ReplayPassResult['violation'];
@@ -37,6 +38,7 @@ export async function runReplayPass(path: string, options: { end: number; chunkB
     bytesRead += chunk.length;
     options.onProgress?.(bytesRead, options.end);
   };
+  const needsLeafHashes = replay.needsLeafHashes;
   for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
     // Replay stops at the first line it cannot replay, keeping every verdict before it: those
     // records come first in seq order, so a violation among them is the first defect whatever
@@ -48,7 +50,7 @@ export async function runReplayPass(path: string, options: { end: number; chunkB
       if (checked === undefined) return stopped(line.offset);
       const next = lines[index + 1];
       const following = next === undefined ? undefined : parseLine(next);
-      checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
+      if (needsLeafHashes) checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
       try {
         replay.apply([checked]);
       } catch {

@@ -24,9 +24,10 @@ export function executionsView(): View {
 export function equivalenceView(): View {
   return {
     file: 'equivalence.jsonl',
-    rows(state, record) {
+    rows(state, record, _leafHash, verdict) {
       if (record.type !== 'execution.completed' && record.type !== 'execution.blocked') return [];
-      return [judgeExecution(state, record)];
+      // The replay judged this execution already, against the same state.
+      return [verdict ?? judgeExecution(state, record)];
     },
   };
 }

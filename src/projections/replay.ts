@@ -42,16 +42,22 @@ export class Replay {
     this.views = allViews().filter((view) => sinks[view.file] !== undefined);
   }
 
+  /** Whether any view reads the records' leaf hashes (the replay pass only then works them out). */
+  get needsLeafHashes(): boolean {
+    return this.views.some((view) => view.usesLeafHash === true);
+  }
+
   apply(records: Iterable<CheckedRecord>): void {
     for (const checked of records) {
       const { record, leafHash } = checked;
+      let verdict: EquivalenceVerdict | undefined;
       if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
-        const verdict = judgeExecution(this.state, record);
+        verdict = judgeExecution(this.state, record);
         this.verdicts[verdict.status] += 1;
         this.onVerdict?.(verdict, checked);
       }
       for (const view of this.views) {
-        const rows = view.rows(this.state, record, leafHash);
+        const rows = view.rows(this.state, record, leafHash, verdict);
         for (const row of rows) this.emit(view, row);
       }
       evolve(this.state, record);

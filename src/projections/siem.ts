@@ -14,6 +14,7 @@ export function siemView(): View {
   return {
     file: 'siem.jsonl',
     sortedRows: true,
+    usesLeafHash: true,
     rows: (state, record, leafHash) => [siemEvent(state, record, leafHash)],
   };
 }

@@ -1,4 +1,5 @@
 import type { LedgerRecord } from '../events/catalogue.js';
+import type { EquivalenceVerdict } from './equivalence.js';
 import type { LedgerState } from './state.js';
 
 /**
@@ -14,7 +15,10 @@ export interface View {
    * checks every row of every view that says so.
    */
   readonly sortedRows?: true;
-  rows(state: LedgerState, record: LedgerRecord, leafHash: Buffer): readonly Row[];
+  /** The view reads the `leafHash` given to `rows`; a replay feeding none of these may pass an empty one. */
+  readonly usesLeafHash?: true;
+  /** `verdict`: for an execution record, its equivalence verdict, judged once by the replay for every view. */
+  rows(state: LedgerState, record: LedgerRecord, leafHash: Buffer, verdict?: EquivalenceVerdict): readonly Row[];
   after?(state: LedgerState, record: LedgerRecord): readonly Row[];
   finish?(state: LedgerState): readonly Row[];
 }
