@@ -1,73 +1,23 @@
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { generateSigningKey, type SigningKey } from '../../src/actionpass/keys.js';
+import { generateSigningKey } from '../../src/actionpass/keys.js';
 import { canonicalJson, hashCanonical } from '../../src/events/canonical.js';
 import type { LedgerEvent } from '../../src/events/catalogue.js';
 import { LedgerWriter } from '../../src/events/ledger-writer.js';
-import { signStatement, type DsseEnvelope, type InTotoStatement } from '../../src/evidence/attestation.js';
+import type { DsseEnvelope } from '../../src/evidence/attestation.js';
 import { exportLedger } from '../../src/evidence/export-ledger.js';
 import { fixtureLedgerKey } from '../../scripts/generate-fixtures.js';
 import { allowFlow } from '../../scripts/sample-flows.js';
-import { CLI } from '../support/cli.js';
-import { flowContext, tempDir } from '../support/ledger.js';
+import { BUNDLE, copyOf, resign, VALID, verify } from '../support/verify-export.js';
+import { flowContext } from '../support/ledger.js';
 
 /**
  * Each failure code of DESIGN.md section 4 that only a deliberate edit reaches, produced through
  * the real `svc verify-export` (a child process running dist/), with its exit status and location.
  */
-
-const VALID = 'testdata/ledgers/valid';
-const BUNDLE = 'testdata/ledgers/valid-bundle';
-const PUB = join(VALID, 'ledger.pub');
-
-interface Verified {
-  status: number | null;
-  report: { valid: boolean; defect?: { code: string; seq?: number; offset?: number; file?: string; message: string } };
-  stderr: string;
-}
-
-/**
- * Runs `svc verify-export <target> --json`, killing it after `ms`: a verification that hangs (a
- * FIFO opened for reading waits for a writer forever) must fail the test, not stall the suite.
- */
-function verify(target: string, options: { pinned?: boolean; ms?: number } = {}): Promise<Verified> {
-  const args = [CLI, 'verify-export', target, ...(options.pinned === false ? [] : ['--pubkey', PUB]), '--json'];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: options.ms ?? 20_000, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status, signal) => {
-      if (signal !== null) return reject(new Error(`svc verify-export ${target} did not finish within ${options.ms ?? 20_000} ms (${signal})`));
-      resolve({ status, report: JSON.parse(stdout) as Verified['report'], stderr });
-    });
-  });
-}
-
-async function copyOf(source: string): Promise<string> {
-  const target = join(await tempDir('svc-codes-'), 'copy');
-  await cp(source, target, { recursive: true });
-  return target;
-}
-
-const sha256Hex = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-function statementOf(envelope: DsseEnvelope): InTotoStatement {
-  return JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as InTotoStatement;
-}
-
-/** Signs the attestation again over the bundle's files as they are now, as an exporter holding `key` would. */
-async function resign(bundle: string, key: SigningKey = fixtureLedgerKey): Promise<void> {
-  const statement = statementOf(JSON.parse(await readFile(join(bundle, 'attestation.json'), 'utf8')) as DsseEnvelope);
-  statement.subject = await Promise.all(statement.subject.map(async (subject) => ({ name: subject.name, digest: { sha256: sha256Hex(await readFile(join(bundle, subject.name))) } })));
-  await writeFile(join(bundle, 'attestation.json'), `${canonicalJson(signStatement(key, statement))}\n`);
-}
 
 /** The note with one byte of its Ed25519 signature changed; the key name and key id still name the ledger key. */
 function withBadSignature(note: string): string {
