@@ -1,5 +1,5 @@
 import { SHA256_PATTERN } from '../events/canonical.js';
-import { MAX_NUMERIC_DATE } from '../events/numeric-date.js';
+import { isNumericDate } from '../events/numeric-date.js';
 
 /**
  * The ActionPass claims schema (actionpass-token.ts, `claimsSchema`) written out by hand, as a
@@ -58,6 +58,3 @@ function isCount(value: unknown): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-function isNumericDate(value: unknown): boolean {
-  return isCount(value) && (value as number) <= MAX_NUMERIC_DATE;
-}

@@ -1,7 +1,7 @@
 // A cycle with catalogue.ts, harmless: the constant is read only when a record is checked.
 import { LEDGER_FORMAT } from './catalogue.js';
 import type { EventType } from './event-types.js';
-import { MAX_NUMERIC_DATE } from './numeric-date.js';
+import { isNumericDate } from './numeric-date.js';
 
 /**
  * The data rules of the event catalogue (catalogue.ts, `eventDataSchemas`) written out by hand,
@@ -106,9 +106,6 @@ function isCount(value: unknown): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-function isNumericDate(value: unknown): boolean {
-  return isCount(value) && (value as number) <= MAX_NUMERIC_DATE;
-}
 
 function isActionSource(value: unknown): boolean {
   return value === 'proxy' || value === 'sdk' || value === 'hook' || value === 'mcp' || value === 'playground';
