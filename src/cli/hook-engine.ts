@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { precompileGrammarWasm } from '../hooks/shell/grammar-wasm.js';
 import { requireWithCodeCache, type CachedBundle } from './code-cache.js';
 
 export type HookEngine = typeof import('../hooks/hook-process-engine.js');
@@ -12,8 +13,12 @@ export type HookEngine = typeof import('../hooks/hook-process-engine.js');
  */
 const ENGINE_BUNDLE = 'engine.cjs';
 
-/** `file`: the bundle to load; by default the one beside this module (scripts/warm-hook-cache.ts names it). */
-export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE, import.meta.url))): Promise<{ engine: HookEngine; bundle?: CachedBundle }> {
+/**
+ * `file`: the bundle to load; by default the one beside this module (scripts/warm-hook-cache.ts names it).
+ * `precompileGrammar`: the call may run a shell command, so the bash grammar's WebAssembly starts
+ * compiling on V8's background threads while the engine loads (grammar-wasm.ts).
+ */
+export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE, import.meta.url)), options: { precompileGrammar?: boolean } = {}): Promise<{ engine: HookEngine; bundle?: CachedBundle }> {
   // A hook process parses one command and exits. V8 would otherwise optimize the bash grammar's
   // WebAssembly in the background and hold the exit until that finishes (about 400 ms); the
   // baseline compiler alone parses a command in well under a millisecond. Compiled eagerly, the
@@ -22,6 +27,7 @@ export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE,
   // is compiled: V8's flags are part of what a code cache must match.
   setFlagsFromString('--liftoff-only');
   setFlagsFromString('--no-wasm-lazy-compilation');
+  if (options.precompileGrammar === true) precompileGrammarWasm();
   let bundle: CachedBundle;
   try {
     bundle = requireWithCodeCache(file);

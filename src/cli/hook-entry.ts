@@ -39,9 +39,19 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
 async function decideHere(runtime: string, stdin: string, options: HookCommandOptions, cliPath: string | undefined): Promise<Answer> {
   // Imported here, so forwarding to a proxy loads none of the builtins the loader needs (vm, crypto).
   const { loadHookEngine } = await import('./hook-engine.js');
-  const { runHook } = (await loadHookEngine()).engine;
+  const { runHook } = (await loadHookEngine(undefined, { precompileGrammar: mayRunShellCommand(stdin) })).engine;
   const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }), ...(cliPath !== undefined && { cliPath }) });
   return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };
+}
+
+/**
+ * Whether the event may carry a shell command, which the runtimes' shell tools mostly name
+ * `command` (as a field, or inside their tool arguments). Only a hint for starting early on what
+ * the analysis will need: the engine reads the event itself, and a wrong guess costs time, never a
+ * different verdict.
+ */
+function mayRunShellCommand(stdin: string): boolean {
+  return stdin.includes('command');
 }
 
 /**

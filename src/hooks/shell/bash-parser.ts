@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
+import { grammarWasmFiles, precompileGrammarWasm } from './grammar-wasm.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
 
@@ -95,26 +94,17 @@ let parser: Promise<BashParser> | undefined;
 /** Initializes web-tree-sitter and loads the bash grammar, once per process. */
 export function loadBashGrammar(): Promise<BashGrammar> {
   grammar ??= (async () => {
-    const runtimeWasm = wasmFile('web-tree-sitter/tree-sitter.wasm');
-    const grammarWasm = wasmFile('tree-sitter-bash/tree-sitter-bash.wasm');
+    precompileGrammarWasm();
+    const { runtime, grammar: bash } = grammarWasmFiles();
     // Handing the bytes over directly skips web-tree-sitter's own lookup (a URL next to its
     // module, or fetch() outside Node); locateFile covers any other file it might ask for.
-    await Parser.init({ wasmBinary: readFileSync(runtimeWasm), locateFile: () => runtimeWasm });
-    const language = await Language.load(readFileSync(grammarWasm));
+    await Parser.init({ wasmBinary: readFileSync(runtime), locateFile: () => runtime });
+    const language = await Language.load(readFileSync(bash));
     return { language, tables: grammarTables(language) };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.
   grammar.catch(() => (grammar = undefined));
   return grammar;
-}
-
-/**
- * A package's WebAssembly file: the copy beside this module when there is one (the hook bundle
- * ships both, which saves a hook process two package lookups), else the installed package's.
- */
-function wasmFile(packageFile: string): string {
-  const beside = fileURLToPath(new URL(packageFile.slice(packageFile.lastIndexOf('/') + 1), import.meta.url));
-  return existsSync(beside) ? beside : createRequire(import.meta.url).resolve(packageFile);
 }
 
 /**
