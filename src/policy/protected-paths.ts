@@ -156,7 +156,22 @@ interface CompiledPattern {
   matches: PathTest;
 }
 
+/**
+ * Guards already compiled, by config object and places: a local hook compiles the same svc.yml's
+ * guard twice, for planning the call and for the policy deciding it. A guard holds no state.
+ */
+const compiledGuards = new WeakMap<ProtectedPathsConfig, Map<string, PathGuard>>();
+
 export function compileProtectedPaths(config: ProtectedPathsConfig, places: GuardPlaces): PathGuard {
+  const key = JSON.stringify([places.root, places.home, places.configFile, places.platform, places.svcFiles]);
+  let byPlaces = compiledGuards.get(config);
+  if (!byPlaces) compiledGuards.set(config, (byPlaces = new Map()));
+  let guard = byPlaces.get(key);
+  if (!guard) byPlaces.set(key, (guard = compileGuard(config, places)));
+  return guard;
+}
+
+function compileGuard(config: ProtectedPathsConfig, places: GuardPlaces): PathGuard {
   const nocase = ignoresCase(places.platform ?? process.platform);
   const compile = (pattern: string): CompiledPattern => compilePattern(pattern, places, nocase);
   const svcFiles = config.defaults ? (places.svcFiles ?? runningSvcFiles()) : [];

@@ -50,6 +50,17 @@ describe('protected paths', () => {
     },
   );
 
+  it('is compiled once per config and places: the same svc.yml in the same workspace gives the same guard', () => {
+    const config = protectedPathsSchema.parse({ read: ['config/secrets.yml'] });
+    const first = compileProtectedPaths(config, places);
+    expect(compileProtectedPaths(config, { ...places })).toBe(first);
+    const elsewhere = compileProtectedPaths(config, { ...places, root: '/work/other' });
+    expect(elsewhere).not.toBe(first);
+    expect(elsewhere.protects('/work/other/config/secrets.yml', 'read')).toBe('config/secrets.yml');
+    expect(first.protects('/work/other/config/secrets.yml', 'read')).toBeUndefined();
+    expect(compileProtectedPaths(protectedPathsSchema.parse({ read: ['config/secrets.yml'] }), places)).not.toBe(first);
+  });
+
   it('write-only paths may be read', () => {
     expect(guard.protects('/work/repo/svc.yml', 'read')).toBeUndefined();
     expect(guard.protects('/work/repo/.svc/ledger.jsonl', 'read')).toBeUndefined();
