@@ -34,7 +34,7 @@ const common = {
   permission_mode: z.string().optional(),
 };
 
-const inputSchema = z.discriminatedUnion('hook_event_name', [
+export const claudeCodeInputSchema = z.discriminatedUnion('hook_event_name', [
   z.object({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_input: z.record(z.string(), z.unknown()) }),
   z.object({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
 ]);
@@ -44,7 +44,7 @@ export const claudeCodeProtocol: RuntimeProtocol = {
   supports: { ask: true, prompt: true },
 
   parseInput(raw: string): HookEvent {
-    const input = parseWith(inputSchema, readJsonObject(raw, RUNTIME), RUNTIME);
+    const input = readInput(readJsonObject(raw, RUNTIME));
     const base = { runtime: RUNTIME, sessionId: input.session_id, cwd: absoluteDirectory(RUNTIME, 'cwd', input.cwd) } as const;
     if (input.hook_event_name === 'UserPromptSubmit') return { event: 'prompt', ...base, prompt: input.prompt };
     return { event: 'tool', ...base, toolName: input.tool_name, ...toolCalls(input.tool_name, input.tool_input) };
@@ -63,9 +63,34 @@ export const claudeCodeProtocol: RuntimeProtocol = {
   },
 };
 
+/**
+ * The event as the schema reads it. A hook process reads one event and exits, so a well-formed
+ * one is checked by hand, without building and running the schema cold; anything else goes
+ * through the schema, for its error (test/hooks/runtimes/claude-code-input.test.ts holds the two
+ * to the same answers).
+ */
+export function readInput(value: Record<string, unknown>): z.output<typeof claudeCodeInputSchema> {
+  const { session_id, cwd, transcript_path, permission_mode, hook_event_name } = value;
+  if (typeof session_id === 'string' && typeof cwd === 'string' && optionalString(transcript_path) && optionalString(permission_mode)) {
+    const common = { session_id, cwd, ...(transcript_path !== undefined && { transcript_path }), ...(permission_mode !== undefined && { permission_mode }) };
+    const { tool_name, tool_input, prompt } = value;
+    if (hook_event_name === 'PreToolUse' && typeof tool_name === 'string' && tool_name !== '' && isJsonObject(tool_input)) return { ...common, hook_event_name, tool_name, tool_input };
+    if (hook_event_name === 'UserPromptSubmit' && typeof prompt === 'string') return { ...common, hook_event_name, prompt };
+  }
+  return parseWith(claudeCodeInputSchema, value, RUNTIME);
+}
+
+function optionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
   if (name === 'Bash') {
-    const { command } = parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input');
+    const command = typeof input.command === 'string' ? input.command : parseWith(z.object({ command: z.string() }), input, RUNTIME, 'tool_input').command;
     return { call: { kind: 'shell', command } };
   }
   return claudeStyleToolCalls(RUNTIME, name, input);
