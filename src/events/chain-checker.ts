@@ -4,6 +4,7 @@ import { isPlainCanonicalForm } from './canonical-form.js';
 import { checkParsedRecord, checkRecord, type LedgerRecord, type RecordCheck } from './catalogue.js';
 import { verifyCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
+import { envelopeTypeIs, readEnvelopeFields } from './envelope-fields.js';
 import type { RawLine } from './line-reader.js';
 import { CompactRange, hashLeaf } from './merkle.js';
 
@@ -66,6 +67,16 @@ export interface ChainSnapshot {
   tree: { size: number; subtrees: string[] };
   lastCheckpoint?: { seq: number; size: number; note: string };
   checkpoints: number;
+}
+
+/**
+ * What `checkDeferringRecord` found wrong with a line. `recordChecked` is false when the line's
+ * record checks (JSON, catalogue) were left to the caller: a defect those find in the same line
+ * comes before this one, as `check` runs them first.
+ */
+export interface DeferredCheckDefect {
+  defect: Defect;
+  recordChecked: boolean;
 }
 
 export interface ChainCheckerOptions {
@@ -140,12 +151,48 @@ export class ChainChecker {
       const defect = this.checkInBandCheckpoint(record.data, seq);
       if (defect) return { ...defect, ...at };
     }
+    const leafHash = this.accept(bytes);
+    return { record, offset: line.offset, length: bytes.length + 1, leafHash };
+  }
+
+  /**
+   * `check` for a reader that runs each line's record checks (valid JSON, a record of the
+   * catalogue) itself, elsewhere: verification's replay thread parses every line anyway, so the
+   * chain thread need not parse them again. A line of the plain shape of a record
+   * (readEnvelopeFields) has its seq, its prevHash and its leaf hash checked from its bytes,
+   * unparsed; any other line, the genesis and in-band checkpoints (whose data is checked here)
+   * go through `check`.
+   *
+   * The caller must report a defect its record checks find in a line before any defect this
+   * returns for a later line, and before one for the same line unless `recordChecked`: then the
+   * verdict is `check`'s, line by line. Undefined: the line is accepted, as far as checked here.
+   */
+  checkDeferringRecord(line: RawLine): DeferredCheckDefect | undefined {
+    const seq = this.expectedSeq;
+    const bytes = line.bytes;
+    const fields = seq > 0 && line.terminated && !line.oversized && isUtf8(bytes) ? readEnvelopeFields(bytes) : undefined;
+    if (fields === undefined || envelopeTypeIs(bytes, fields, GENESIS_TYPE) || envelopeTypeIs(bytes, fields, CHECKPOINT_TYPE)) {
+      const result = this.check(line);
+      return isDefect(result) ? { defect: result, recordChecked: true } : undefined;
+    }
+    const at = { seq, offset: line.offset };
+    if (fields.seq !== seq) return { defect: { code: 'seq_gap', message: `expected seq ${seq}, found seq ${fields.seq}`, ...at }, recordChecked: false };
+    if (!namesHash(bytes, fields.prevHashHexAt, this.previousHash)) {
+      const prevHash = `sha256:${bytes.toString('latin1', fields.prevHashHexAt, fields.prevHashHexAt + 64)}`;
+      return { defect: { code: 'chain_broken', message: `prevHash ${prevHash} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at }, recordChecked: false };
+    }
+    this.accept(bytes);
+    return undefined;
+  }
+
+  /** Appends an accepted line (without its `\n`) to the chain and the tree; returns its leaf hash. */
+  private accept(bytes: Buffer): Buffer {
     const leafHash = hashLeaf(bytes);
     this.tree.append(leafHash);
     this.previousHash = toSha256(leafHash);
     this.lastLine = bytes;
-    this.expectedSeq = seq + 1;
-    return { record, offset: line.offset, length: bytes.length + 1, leafHash };
+    this.expectedSeq += 1;
+    return leafHash;
   }
 
   /** The check once the input ends: a ledger without records has no genesis. */
@@ -246,6 +293,15 @@ export function parseRecordLine(bytes: Buffer, check: (value: unknown) => Record
   const checked = check(parsed);
   if (!checked.ok) return { code: 'record_invalid', message: checked.message };
   return { record: checked.record };
+}
+
+const GENESIS_TYPE = Buffer.from('ledger.genesis', 'latin1');
+const CHECKPOINT_TYPE = Buffer.from('ledger.checkpoint', 'latin1');
+
+/** Whether the 64 hex digits at `at` in `bytes` are those of `hash` (`sha256:` and 64 hex digits). */
+function namesHash(bytes: Buffer, at: number, hash: string): boolean {
+  for (let index = 0; index < 64; index += 1) if (bytes[at + index] !== hash.charCodeAt(7 + index)) return false;
+  return true;
 }
 
 export function isDefect(value: CheckedRecord | Defect): value is Defect {

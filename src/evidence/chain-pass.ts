@@ -15,11 +15,21 @@ export interface ChainPassOptions {
   fileDigest?: boolean;
   /** Read size in bytes (tests vary it; see VerifyOptions.chunkBytes). */
   chunkBytes?: number;
+  /**
+   * Leave the record checks of ordinary lines (valid JSON, a record of the catalogue) to the
+   * replay pass, which parses every line anyway (ChainChecker.checkDeferringRecord).
+   */
+  deferRecordChecks?: boolean;
 }
 
 /** Everything verification needs from the chain checks, as plain data that can cross threads. */
 export interface ChainSummary {
   defect?: Defect;
+  /**
+   * Set when the line of `defect` had its record checks left to the replay pass: a record defect
+   * that pass finds in the same line comes first.
+   */
+  defectBeforeRecordChecks?: true;
   size: number;
   origin?: string;
   keys: { name: string; publicKey: string }[];
@@ -28,6 +38,8 @@ export interface ChainSummary {
   rootAtSize?: string;
   checkpoints: number;
   lastCheckpointSeq: number;
+  /** With `deferRecordChecks`: the seq of every in-band checkpoint accepted, for `chainBefore`. */
+  checkpointSeqs?: number[];
   /** sha256 hex of the bytes read, when asked for. */
   fileDigest?: string;
 }
@@ -42,12 +54,24 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   const fileHash = options.fileDigest ? createHash('sha256') : undefined;
   let rootAtSize = options.rootAtSize === 0 ? checker.tree.root() : undefined;
   let defect: Defect | undefined;
+  let beforeRecordChecks = false;
+  const checkpointSeqs: number[] = [];
   outer: for await (const lines of readLines(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
     for (const line of lines) {
-      const result = checker.check(line);
-      if (isDefect(result)) {
-        defect = result;
-        break outer;
+      if (options.deferRecordChecks) {
+        const found = checker.checkDeferringRecord(line);
+        if (found) {
+          defect = found.defect;
+          beforeRecordChecks = !found.recordChecked;
+          break outer;
+        }
+        if (checker.lastCheckpoint !== undefined && checker.checkpoints > checkpointSeqs.length) checkpointSeqs.push(checker.lastCheckpoint.seq);
+      } else {
+        const result = checker.check(line);
+        if (isDefect(result)) {
+          defect = result;
+          break outer;
+        }
       }
       if (checker.size === options.rootAtSize) rootAtSize = checker.tree.root();
     }
@@ -55,6 +79,7 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   defect ??= checker.checkEnd();
   return {
     ...(defect && { defect }),
+    ...(beforeRecordChecks && { defectBeforeRecordChecks: true }),
     size: checker.size,
     ...(checker.origin !== undefined && { origin: checker.origin }),
     keys: checker.trustedKeys.map((key) => ({ name: key.name, publicKey: key.publicKey.toString('base64') })),
@@ -62,8 +87,19 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
     ...(rootAtSize && { rootAtSize: rootAtSize.toString('base64') }),
     checkpoints: checker.checkpoints,
     lastCheckpointSeq: checker.lastCheckpoint?.seq ?? -1,
+    ...(options.deferRecordChecks && { checkpointSeqs }),
     ...(fileHash && { fileDigest: fileHash.digest('hex') }),
   };
+}
+
+/**
+ * What the summary would have said had the chain pass stopped before record `seq`, for a defect
+ * the replay pass found there: with its record checks deferred, the chain pass read on past it.
+ */
+export function chainBefore(summary: ChainSummary, seq: number): ChainSummary {
+  const checkpointSeqs = (summary.checkpointSeqs ?? []).filter((checkpointSeq) => checkpointSeq < seq);
+  const { defect: _defect, defectBeforeRecordChecks: _before, rootAtSize: _rootAtSize, ...rest } = summary;
+  return { ...rest, size: Math.min(seq, summary.size), checkpoints: checkpointSeqs.length, lastCheckpointSeq: checkpointSeqs.at(-1) ?? -1, checkpointSeqs };
 }
 
 /** The identity a summary describes, for checking checkpoint notes against it. */

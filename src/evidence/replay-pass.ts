@@ -1,6 +1,7 @@
 import { SHA256_PATTERN } from '../events/canonical.js';
-import type { LedgerRecord } from '../events/catalogue.js';
+import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
+import type { Defect } from '../events/defects.js';
 import { readLines, type RawLine } from '../events/line-reader.js';
 import { hashLeaf } from '../events/merkle.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
@@ -15,6 +16,21 @@ export interface ReplayPassResult {
   violation?: { verdict: EquivalenceVerdict; offset: number };
   /** Set when a line could not be replayed; the chain pass then reports a defect at or before it. */
   stoppedAt?: number;
+  /** With `checkRecords`: the first line that is not JSON or not a record of the catalogue. */
+  recordDefect?: Defect;
+}
+
+export interface ReplayPassOptions {
+  end: number;
+  chunkBytes?: number;
+  sinks: Partial<Record<string, ProjectionSink>>;
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /**
+   * Also run the record checks of every line (valid JSON, a record of the catalogue), with the
+   * verdicts and messages of ChainChecker.check, for a chain pass that leaves them to this pass
+   * (ChainChecker.checkDeferringRecord): this pass parses every line anyway.
+   */
+  checkRecords?: boolean;
 }
 
 /**
@@ -27,38 +43,55 @@ export interface ReplayPassResult {
  * view replayed here reads leaf hashes. And each record is replayed as soon as it is parsed, so it
  * dies young instead of outliving a whole read in a batch.
  */
-export async function runReplayPass(path: string, options: { end: number; chunkBytes?: number; sinks: Partial<Record<string, ProjectionSink>>; onProgress?: (bytesRead: number, totalBytes: number) => void }): Promise<ReplayPassResult> {
+export async function runReplayPass(path: string, options: ReplayPassOptions): Promise<ReplayPassResult> {
   let violation: ReplayPassResult['violation'];
   const replay = new Replay(options.sinks, (verdict, checked) => {
     if (verdict.status === 'violated' && !violation) violation = { verdict, offset: checked.offset };
   });
-  const stopped = (offset: number): ReplayPassResult => ({ replay, verdicts: replay.verdicts, ...(violation && { violation }), stoppedAt: offset });
+  let stoppedAt: number | undefined;
+  const stopped = (offset: number, recordDefect?: Defect): ReplayPassResult => ({ replay, verdicts: replay.verdicts, ...(violation && { violation }), stoppedAt: stoppedAt ?? offset, ...(recordDefect && { recordDefect }) });
   let bytesRead = 0;
   const onChunk = (chunk: Buffer) => {
     bytesRead += chunk.length;
     options.onProgress?.(bytesRead, options.end);
   };
   const needsLeafHashes = replay.needsLeafHashes;
+  const checkRecords = options.checkRecords === true;
+  // The seq a record defect is reported at: the number of lines before it, which all passed.
+  let lineIndex = 0;
   for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
     // Replay stops at the first line it cannot replay, keeping every verdict before it: those
     // records come first in seq order, so a violation among them is the first defect whatever
     // the chain checks find from that line on, and how the file was split into reads must not
-    // change which defect is reported.
+    // change which defect is reported. The record checks, when asked for, go on past a line
+    // that could not be replayed (no valid record should be one), up to the first record defect.
     let checked = parseLine(lines[0]);
-    for (let index = 0; index < lines.length; index += 1) {
+    for (let index = 0; index < lines.length; index += 1, lineIndex += 1) {
       const line = lines[index] as RawLine;
-      if (checked === undefined) return stopped(line.offset);
+      if (checked === undefined) {
+        // An unterminated or oversized line is the chain pass's to report.
+        return stopped(line.offset, checkRecords && line.terminated ? { code: 'not_canonical', message: 'line is not JSON', seq: lineIndex, offset: line.offset } : undefined);
+      }
+      if (checkRecords) {
+        const verdict = checkParsedRecord(checked.record);
+        // As ChainChecker.check words it: record 0 that is no record is no genesis.
+        if (!verdict.ok) return stopped(line.offset, { code: lineIndex === 0 ? 'genesis_invalid' : 'record_invalid', message: verdict.message, seq: lineIndex, offset: line.offset });
+      }
       const next = lines[index + 1];
       const following = next === undefined ? undefined : parseLine(next);
-      if (needsLeafHashes) checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
-      try {
-        replay.apply([checked]);
-      } catch {
-        return stopped(line.offset);
+      if (stoppedAt === undefined) {
+        if (needsLeafHashes) checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
+        try {
+          replay.apply([checked]);
+        } catch {
+          if (!checkRecords) return stopped(line.offset);
+          stoppedAt = line.offset;
+        }
       }
       checked = following;
     }
   }
+  if (stoppedAt !== undefined) return stopped(stoppedAt);
   replay.finish();
   return { replay, verdicts: replay.verdicts, ...(violation && { violation }) };
 }
@@ -92,6 +125,8 @@ export interface ReplayDigestOptions {
   projections: string[];
   /** Read size in bytes, hence replay batch size (tests vary it; see VerifyOptions.chunkBytes). */
   chunkBytes?: number;
+  /** See ReplayPassOptions.checkRecords. */
+  checkRecords?: boolean;
 }
 
 /** What verification needs from a replay, as plain data that can cross threads. */
@@ -102,18 +137,20 @@ export interface ReplayDigest {
   verdicts: ReplayPassResult['verdicts'];
   violation?: ReplayPassResult['violation'];
   stoppedAt?: number;
+  recordDefect?: Defect;
 }
 
 /** Replays the named projections into sha256 digests. */
 export async function digestReplayPass(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
   const sinks = new Map(options.projections.map((file) => [file, new HashSink()]));
-  const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
+  const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(options.checkRecords && { checkRecords: true }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
   return {
     digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])),
     lengths: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.length])),
     verdicts: result.verdicts,
     ...(result.violation && { violation: result.violation }),
     ...(result.stoppedAt !== undefined && { stoppedAt: result.stoppedAt }),
+    ...(result.recordDefect && { recordDefect: result.recordDefect }),
   };
 }
 

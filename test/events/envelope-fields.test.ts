@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isCanonicalText } from '../../src/events/canonical.js';
+import { envelopeTypeIs, readEnvelopeFields } from '../../src/events/envelope-fields.js';
+
+const ledgerLines = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf8')).trimEnd().split('\n');
+const ENVELOPE_KEYS = ['data', 'prevHash', 'seq', 'stream', 'ts', 'type', 'v'];
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A ledger line with one character replaced, inserted or removed, from the characters the reader's rules hinge on. */
+const editedLine = fc
+  .tuple(fc.constantFrom(...ledgerLines), fc.nat(), fc.constantFrom('', ' ', '0', '9', '-', 'a', 'f', 'g', 'A', '"', '\\', ',', ':', '{', '}', '[', ']', '.', 'e', 'é', '\ud83d\ude00', 'x"'), fc.boolean())
+  .map(([line, at, text, insert]) => {
+    const index = at % (line.length + 1);
+    return `${line.slice(0, index)}${text}${line.slice(insert ? index : index + 1)}`;
+  });
+
+describe('readEnvelopeFields', () => {
+  it('reads seq, prevHash and type of every line of the valid ledger as JSON.parse does', () => {
+    for (const line of ledgerLines) {
+      const bytes = Buffer.from(line, 'utf8');
+      const fields = readEnvelopeFields(bytes);
+      const record = JSON.parse(line) as { seq: number; prevHash: string; type: string };
+      expect(fields, line).toBeDefined();
+      if (!fields) continue;
+      expect(fields.seq).toBe(record.seq);
+      expect(`sha256:${bytes.toString('latin1', fields.prevHashHexAt, fields.prevHashHexAt + 64)}`).toBe(record.prevHash);
+      expect(envelopeTypeIs(bytes, fields, Buffer.from(record.type))).toBe(true);
+      expect(envelopeTypeIs(bytes, fields, Buffer.from(`${record.type}x`))).toBe(false);
+    }
+  });
+
+  it('answers only for canonical lines of exactly the seven envelope keys, and then as JSON.parse reads them (20,000 edited lines)', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(editedLine, (line) => {
+        const bytes = Buffer.from(line, 'utf8');
+        const fields = readEnvelopeFields(bytes);
+        const parsed = parse(line);
+        // The reader presumes JSON, as its caller must make sure: nothing to compare otherwise.
+        if (fields === undefined || parsed === undefined) return;
+        answered += 1;
+        expect(isCanonicalText(line, parsed), line).toBe(true);
+        const record = parsed as Record<string, unknown>;
+        expect(Object.keys(record), line).toEqual(ENVELOPE_KEYS);
+        expect(fields.seq, line).toBe(record.seq);
+        expect(`sha256:${bytes.toString('latin1', fields.prevHashHexAt, fields.prevHashHexAt + 64)}`, line).toBe(record.prevHash);
+        expect(typeof record.type, line).toBe('string');
+        expect(bytes.toString('utf8', fields.typeStart, fields.typeEnd), line).toBe(JSON.stringify(record.type).slice(1, -1));
+      }),
+      { numRuns: 20_000, seed: 11 },
+    );
+    // Edits inside string values keep many lines valid: the property must have been put to work.
+    expect(answered).toBeGreaterThan(2_000);
+  });
+
+  it('answers undefined for lines of another shape', () => {
+    const line = ledgerLines[1] as string;
+    const record = JSON.parse(line) as Record<string, unknown>;
+    const others = [
+      JSON.stringify({ ...record, extra: 1 }),
+      JSON.stringify({ data: record.data, prevHash: record.prevHash, seq: record.seq, stream: record.stream, ts: record.ts, type: record.type }),
+      JSON.stringify({ ...record, prevHash: (record.prevHash as string).toUpperCase().replace('SHA256', 'sha256') }),
+      JSON.stringify({ ...record, seq: 1.5 }),
+      JSON.stringify({ ...record, seq: '1' }),
+      JSON.stringify({ ...record, type: 7 }),
+      `${line} `,
+      line.slice(0, -1),
+      '',
+      '{}',
+    ];
+    for (const other of others) expect(readEnvelopeFields(Buffer.from(other, 'utf8')), other).toBeUndefined();
+  });
+});
