@@ -22,7 +22,7 @@ export function isPlainCanonicalForm(text: string): boolean {
   return new CanonicalFormScan(text).value(0, 0) === text.length;
 }
 
-const SURROGATE = /[\ud800-\udfff]/;
+export const SURROGATE = /[\ud800-\udfff]/;
 const MAX_DEPTH = 128;
 /** Integers of up to 15 digits are exact in a double and print back as written. */
 const MAX_INTEGER_DIGITS = 15;
@@ -39,8 +39,12 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-/** The scan: each method takes the index a token starts at and returns the index after it, or -1 for "not shown". */
-class CanonicalFormScan {
+/**
+ * The scan: each method takes the index a token starts at and returns the index after it, or -1
+ * for "not shown". It presumes what `isPlainCanonicalForm` presumes, and a text without
+ * surrogates (`isPlainCanonicalForm` checks that first).
+ */
+export class CanonicalFormScan {
   /** With no backslash anywhere, a string ends at the next quote. */
   private readonly hasEscapes: boolean;
 
@@ -112,7 +116,7 @@ class CanonicalFormScan {
     return -1;
   }
 
-  private string(at: number): number {
+  string(at: number): number {
     const text = this.text;
     if (!this.hasEscapes) {
       const end = text.indexOf('"', at + 1);
@@ -131,7 +135,7 @@ class CanonicalFormScan {
     return -1;
   }
 
-  private integer(at: number): number {
+  integer(at: number): number {
     const text = this.text;
     const negative = text.charCodeAt(at) === MINUS;
     const digitsStart = negative ? at + 1 : at;

@@ -4,7 +4,7 @@ import { isPlainCanonicalForm } from './canonical-form.js';
 import { checkParsedRecord, checkRecord, type LedgerRecord, type RecordCheck } from './catalogue.js';
 import { verifyCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
-import { envelopeTypeIs, readEnvelopeFields } from './envelope-fields.js';
+import { envelopePrevHash, envelopeTypeIs, readEnvelopeFields } from './envelope-fields.js';
 import type { RawLine } from './line-reader.js';
 import { CompactRange, hashLeaf } from './merkle.js';
 
@@ -170,16 +170,15 @@ export class ChainChecker {
   checkDeferringRecord(line: RawLine): DeferredCheckDefect | undefined {
     const seq = this.expectedSeq;
     const bytes = line.bytes;
-    const fields = seq > 0 && line.terminated && !line.oversized && isUtf8(bytes) ? readEnvelopeFields(bytes) : undefined;
-    if (fields === undefined || envelopeTypeIs(bytes, fields, GENESIS_TYPE) || envelopeTypeIs(bytes, fields, CHECKPOINT_TYPE)) {
+    const fields = seq > 0 && line.terminated && !line.oversized ? readEnvelopeFields(bytes) : undefined;
+    if (fields === undefined || envelopeTypeIs(fields, 'ledger.genesis') || envelopeTypeIs(fields, 'ledger.checkpoint')) {
       const result = this.check(line);
       return isDefect(result) ? { defect: result, recordChecked: true } : undefined;
     }
     const at = { seq, offset: line.offset };
     if (fields.seq !== seq) return { defect: { code: 'seq_gap', message: `expected seq ${seq}, found seq ${fields.seq}`, ...at }, recordChecked: false };
-    if (!namesHash(bytes, fields.prevHashHexAt, this.previousHash)) {
-      const prevHash = `sha256:${bytes.toString('latin1', fields.prevHashHexAt, fields.prevHashHexAt + 64)}`;
-      return { defect: { code: 'chain_broken', message: `prevHash ${prevHash} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at }, recordChecked: false };
+    if (!fields.text.startsWith(this.previousHash, fields.prevHashAt)) {
+      return { defect: { code: 'chain_broken', message: `prevHash ${envelopePrevHash(fields)} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at }, recordChecked: false };
     }
     this.accept(bytes);
     return undefined;
@@ -293,15 +292,6 @@ export function parseRecordLine(bytes: Buffer, check: (value: unknown) => Record
   const checked = check(parsed);
   if (!checked.ok) return { code: 'record_invalid', message: checked.message };
   return { record: checked.record };
-}
-
-const GENESIS_TYPE = Buffer.from('ledger.genesis', 'latin1');
-const CHECKPOINT_TYPE = Buffer.from('ledger.checkpoint', 'latin1');
-
-/** Whether the 64 hex digits at `at` in `bytes` are those of `hash` (`sha256:` and 64 hex digits). */
-function namesHash(bytes: Buffer, at: number, hash: string): boolean {
-  for (let index = 0; index < 64; index += 1) if (bytes[at + index] !== hash.charCodeAt(7 + index)) return false;
-  return true;
 }
 
 export function isDefect(value: CheckedRecord | Defect): value is Defect {

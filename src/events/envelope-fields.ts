@@ -1,10 +1,12 @@
-import { CanonicalByteScan } from './canonical-bytes.js';
+import { isAscii, isUtf8 } from 'node:buffer';
+import { CanonicalFormScan, SURROGATE } from './canonical-form.js';
 
-/** Where a record line's envelope values sit in its bytes, and its seq. */
+/** A record line's text, its seq, and where its prevHash and type sit in the text. */
 export interface EnvelopeFields {
+  text: string;
   seq: number;
-  /** Index of prevHash's 64 hex digits, after `sha256:`. */
-  prevHashHexAt: number;
+  /** Index of prevHash's value, `sha256:` and 64 lowercase hex digits, without its quotes. */
+  prevHashAt: number;
   /** The type string's contents: [typeStart, typeEnd), between its quotes. */
   typeStart: number;
   typeEnd: number;
@@ -12,79 +14,80 @@ export interface EnvelopeFields {
 
 /**
  * Reads seq, prevHash and type off a record line without parsing it. It answers only for a line
- * whose bytes are exactly
+ * that is valid UTF-8 (decoded as latin1 when it is ASCII, which is cheaper and the same text),
+ * has no character outside the BMP, and reads exactly
  *
  *   {"data":…,"prevHash":"sha256:<64 lowercase hex>","seq":<integer>,"stream":…,"ts":…,"type":"…","v":…}
  *
- * with every value shown plain and canonical by CanonicalByteScan: the one shape a valid record
- * line has (the envelope's seven keys in JCS order). For any other line it answers undefined,
- * and the caller checks the line the ordinary way.
+ * with every value shown plain and canonical by the scan of canonical-form.ts: the one shape a
+ * valid record line has (the envelope's seven keys in JCS order). For any other line it answers
+ * undefined, and the caller checks the line the ordinary way.
  *
- * The answer presumes what the scan presumes: that the line is valid UTF-8 and JSON. Whether it
- * is, and whether its values are the catalogue's, is for the caller to see to (verification
- * leaves it to its replay thread, which parses every line anyway).
+ * The answer presumes what that scan presumes: that the line is JSON. Whether it is, and whether
+ * its values are the catalogue's, is for the caller to see to (verification leaves both to its
+ * replay thread, which parses every line anyway).
  */
-export function readEnvelopeFields(bytes: Uint8Array): EnvelopeFields | undefined {
-  const scan = new CanonicalByteScan(bytes);
-  let at = literalAt(bytes, 0, DATA_KEY);
+export function readEnvelopeFields(bytes: Buffer): EnvelopeFields | undefined {
+  let text: string;
+  if (isAscii(bytes)) text = bytes.toString('latin1');
+  else if (isUtf8(bytes)) {
+    text = bytes.toString('utf8');
+    if (SURROGATE.test(text)) return undefined;
+  } else return undefined;
+  const scan = new CanonicalFormScan(text);
+  let at = literalAt(text, 0, DATA_KEY);
   at = at === -1 ? -1 : scan.value(at, 1);
-  at = literalAt(bytes, at, PREV_HASH_KEY);
-  if (at === -1 || !isLowerHex(bytes, at, at + HEX_DIGITS)) return undefined;
-  const prevHashHexAt = at;
-  const seqAt = literalAt(bytes, at + HEX_DIGITS, SEQ_KEY);
+  const prevHashAt = literalAt(text, at, PREV_HASH_KEY);
+  if (prevHashAt === -1 || !isSha256At(text, prevHashAt)) return undefined;
+  const seqAt = literalAt(text, prevHashAt + SHA256_LENGTH, SEQ_KEY);
   const seqEnd = seqAt === -1 ? -1 : scan.integer(seqAt);
   if (seqEnd === -1) return undefined;
-  at = literalAt(bytes, seqEnd, STREAM_KEY);
+  at = literalAt(text, seqEnd, STREAM_KEY);
   at = at === -1 ? -1 : scan.value(at, 1);
-  at = literalAt(bytes, at, TS_KEY);
+  at = literalAt(text, at, TS_KEY);
   at = at === -1 ? -1 : scan.value(at, 1);
-  const typeStart = literalAt(bytes, at, TYPE_KEY);
+  const typeStart = literalAt(text, at, TYPE_KEY);
   // The type is a string: TYPE_KEY ends with its opening quote.
   const typeAfter = typeStart === -1 ? -1 : scan.string(typeStart - 1);
-  at = literalAt(bytes, typeAfter, V_KEY);
+  at = literalAt(text, typeAfter, V_KEY);
   at = at === -1 ? -1 : scan.value(at, 1);
-  if (at !== bytes.length - 1 || bytes[at] !== CLOSE_BRACE) return undefined;
-  return { seq: integerValue(bytes, seqAt, seqEnd), prevHashHexAt, typeStart, typeEnd: typeAfter - 1 };
+  if (at !== text.length - 1 || text.charCodeAt(at) !== CLOSE_BRACE) return undefined;
+  // At most 15 digits (the scan's limit), so Number reads them exactly.
+  return { text, seq: Number(text.slice(seqAt, seqEnd)), prevHashAt, typeStart, typeEnd: typeAfter - 1 };
 }
 
-/** Whether the line's type (located by readEnvelopeFields) is `type`, an ASCII name. */
-export function envelopeTypeIs(bytes: Uint8Array, fields: EnvelopeFields, type: Uint8Array): boolean {
-  if (fields.typeEnd - fields.typeStart !== type.length) return false;
-  for (let index = 0; index < type.length; index += 1) if (bytes[fields.typeStart + index] !== type[index]) return false;
-  return true;
+/** Whether the line's type is `type`. */
+export function envelopeTypeIs(fields: EnvelopeFields, type: string): boolean {
+  return fields.typeEnd - fields.typeStart === type.length && fields.text.startsWith(type, fields.typeStart);
 }
 
-const ascii = (text: string): Uint8Array => Buffer.from(text, 'latin1');
-const DATA_KEY = ascii('{"data":');
-const PREV_HASH_KEY = ascii(',"prevHash":"sha256:');
-const SEQ_KEY = ascii('","seq":');
-const STREAM_KEY = ascii(',"stream":');
-const TS_KEY = ascii(',"ts":');
-const TYPE_KEY = ascii(',"type":"');
-const V_KEY = ascii(',"v":');
-const HEX_DIGITS = 64;
+/** The line's prevHash, as JSON.parse would read it. */
+export function envelopePrevHash(fields: EnvelopeFields): string {
+  return fields.text.slice(fields.prevHashAt, fields.prevHashAt + SHA256_LENGTH);
+}
+
+const DATA_KEY = '{"data":';
+const PREV_HASH_KEY = ',"prevHash":"';
+const SEQ_KEY = '","seq":';
+const STREAM_KEY = ',"stream":';
+const TS_KEY = ',"ts":';
+const TYPE_KEY = ',"type":"';
+const V_KEY = ',"v":';
+const SHA256_PREFIX = 'sha256:';
+const SHA256_LENGTH = SHA256_PREFIX.length + 64;
 const CLOSE_BRACE = 0x7d;
 
-/** The index after `literal` when the bytes at `at` are exactly it, else -1 (also for `at` -1). */
-function literalAt(bytes: Uint8Array, at: number, literal: Uint8Array): number {
-  if (at === -1 || at + literal.length > bytes.length) return -1;
-  for (let index = 0; index < literal.length; index += 1) if (bytes[at + index] !== literal[index]) return -1;
-  return at + literal.length;
+/** The index after `literal` when the text at `at` is exactly it, else -1 (also for `at` -1). */
+function literalAt(text: string, at: number, literal: string): number {
+  return at !== -1 && text.startsWith(literal, at) ? at + literal.length : -1;
 }
 
-function isLowerHex(bytes: Uint8Array, start: number, end: number): boolean {
-  if (end > bytes.length) return false;
-  for (let index = start; index < end; index += 1) {
-    const c = bytes[index] as number;
+/** Whether `sha256:` and 64 lowercase hex digits start at `at`. */
+function isSha256At(text: string, at: number): boolean {
+  if (!text.startsWith(SHA256_PREFIX, at) || at + SHA256_LENGTH > text.length) return false;
+  for (let index = at + SHA256_PREFIX.length; index < at + SHA256_LENGTH; index += 1) {
+    const c = text.charCodeAt(index);
     if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
   }
   return true;
-}
-
-/** The value of an integer CanonicalByteScan accepted at [start, end): at most 15 digits, so exact. */
-function integerValue(bytes: Uint8Array, start: number, end: number): number {
-  const negative = bytes[start] === 0x2d;
-  let value = 0;
-  for (let index = negative ? start + 1 : start; index < end; index += 1) value = value * 10 + ((bytes[index] as number) - 0x30);
-  return negative ? -value : value;
 }

@@ -3,7 +3,6 @@ import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCanonicalText } from '../../src/events/canonical.js';
-import { isPlainCanonicalBytes } from '../../src/events/canonical-bytes.js';
 import { isPlainCanonicalForm } from '../../src/events/canonical-form.js';
 
 // Keys and strings from all UTF-16 code units (lone surrogates included), and from the few
@@ -73,36 +72,3 @@ describe('isPlainCanonicalForm', () => {
     for (const text of shown) expect(isPlainCanonicalForm(text), text).toBe(true);
   });
 });
-
-describe('isPlainCanonicalBytes', () => {
-  it('gives the verdict of isPlainCanonicalForm on the UTF-8 bytes of every text (20,000 texts near the canonical form)', () => {
-    fc.assert(
-      fc.property(nearlyCanonical, (texts) => {
-        for (const text of texts) {
-          // The bytes a ledger line holds: valid UTF-8, so texts with lone surrogates have none.
-          if (!parses(text) || !isWellFormed(text)) continue;
-          expect(isPlainCanonicalBytes(Buffer.from(text, 'utf8')), text).toBe(isPlainCanonicalForm(text));
-        }
-      }),
-      { numRuns: 20_000, seed: 43 },
-    );
-  });
-
-  it('shows every line of the valid ledgers canonical by itself', async () => {
-    for (const path of ['testdata/ledgers/valid/ledger.jsonl', 'testdata/ledgers/valid-bundle/ledger.jsonl']) {
-      const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
-      for (const line of lines) expect(isPlainCanonicalBytes(Buffer.from(line, 'utf8')), line).toBe(true);
-    }
-  });
-
-  it('leaves to the slow path what the text scan leaves to it, characters outside the BMP included', () => {
-    const notShown = ['{"b":1,"a":2}', '{"a": 1}', '{"a":1.5}', '{"a":-0}', '{"a":"\\u0001"}', '{"\\"":1}', '{"1":1,"a":2}', '{"":1}', '"\ud83d\ude00"', '{"\ud83d\ude00":1}', '{"\uffff":1,"\ud83d\ude00":2}', `${'['.repeat(200)}${']'.repeat(200)}`];
-    for (const text of notShown) expect(isPlainCanonicalBytes(Buffer.from(text, 'utf8')), text).toBe(false);
-    const shown = ['{"a":"\\"\\\\\\b\\f\\n\\r\\t","b":[1,-2,true,false,null,{}],"c":{"A":[],"a":"é\u2028"}}', '{"a":1,"é":2,"\uffff":3}', '0', '[]', '"x"'];
-    for (const text of shown) expect(isPlainCanonicalBytes(Buffer.from(text, 'utf8')), text).toBe(true);
-  });
-});
-
-function isWellFormed(text: string): boolean {
-  return Buffer.from(text, 'utf8').toString('utf8') === text;
-}
