@@ -1,11 +1,11 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { LoadedConfig } from '../config/load-config.js';
 import { SvcError } from '../errors.js';
-import type { Enforcer, RequestOptions } from './enforcer.js';
+import type { Decided, Enforcer, Executed, RequestOptions } from './enforcer.js';
 import { answerInvalidHttp, errorBody, isProxyErrorCode, PROXY_ERROR_STATUS, type ProxyErrorCode } from './error-body.js';
 import { registerHookRoute } from './hook-route.js';
 import { isAllowedOrigin, isLoopbackHostHeader } from './loopback-guard.js';
-import { decisionBody } from './responses.js';
+import { decisionBodyJson } from './decision-body-json.js';
 
 /** DESIGN.md section 3: the proxy reads at most 64 KiB of body. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -75,13 +75,13 @@ export function buildProxyApp(enforcer: Enforcer, options: { hookConfig?: () => 
   app.post('/authorize', async (request, reply) => {
     const result = await enforcer.authorize(request.body, requestOptions(request));
     if ('invalid' in result) return invalid(reply, result.invalid);
-    return decisionBody(result);
+    return sendDecision(reply, result);
   });
 
   app.post('/actions', async (request, reply) => {
     const result = await enforcer.execute(request.body, requestOptions(request));
     if ('invalid' in result) return invalid(reply, result.invalid);
-    return decisionBody(result);
+    return sendDecision(reply, result);
   });
 
   if (options.hookConfig) registerHookRoute(app, enforcer, options.hookConfig);
@@ -113,6 +113,14 @@ export function buildProxyApp(enforcer: Enforcer, options: { hookConfig?: () => 
   });
 
   return app;
+}
+
+/** The content type fastify gives a serialized object: a decision sent as text goes out with the same headers. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A decision body (DESIGN.md section 7), sent as its JSON text: the same bytes fastify would serialize. */
+function sendDecision(reply: FastifyReply, decided: Decided | Executed): FastifyReply {
+  return reply.type(JSON_CONTENT_TYPE).send(decisionBodyJson(decided));
 }
 
 function requestOptions(request: FastifyRequest): RequestOptions {

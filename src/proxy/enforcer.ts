@@ -56,8 +56,8 @@ export type Normalized = { ok: true; action: NormalizedAction; actionJson: strin
 
 export interface Decided {
   outcome: AuthorizeOutcome;
-  /** The signed ActionPass, for an allow (or an approved step-up). */
-  pass?: { token: string; claims: ActionPassClaims };
+  /** The signed ActionPass, for an allow (or an approved step-up); `claimsJson`: the claims' JCS text, as signed. */
+  pass?: { token: string; claims: ActionPassClaims; claimsJson?: string };
   action: NormalizedAction;
   actionId: string;
   actionHash: string;
@@ -365,21 +365,21 @@ export class Enforcer {
       const claimsJson = canonicalJson(claims);
       const token = this.signer.signNow(claimsJson);
       const receipts = await this.append([...events, serializedPassIssued(claims, claimsJson, token)]);
-      return { outcome, pass: { token, claims }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+      return { outcome, pass: { token, claims, claimsJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
     }
     const sealed = this.append(events);
     // Sealed already (appends seal synchronously); its durability is awaited below, while the pass is signed.
     sealed.catch(() => undefined);
     const pass = outcome.pass ? await this.signAndAppend(outcome.pass.claims) : undefined;
     const receipts = [...(await sealed), ...(pass ? [await pass.receipt] : [])];
-    return { outcome, pass: pass && { token: pass.token, claims: outcome.pass?.claims as ActionPassClaims }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+    return { outcome, pass: pass && { token: pass.token, claims: outcome.pass?.claims as ActionPassClaims, claimsJson: pass.claimsJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
   }
 
   /**
    * Signs a pass off the main thread and appends its record. Until that record is sealed, the
    * approval it uses is reserved, so a concurrent request cannot use the same approval twice.
    */
-  private async signAndAppend(claims: ActionPassClaims): Promise<{ token: string; receipt: Promise<Receipt> }> {
+  private async signAndAppend(claims: ActionPassClaims): Promise<{ token: string; claimsJson: string; receipt: Promise<Receipt> }> {
     const approvalId = claims.approvalId;
     if (approvalId !== undefined) this.state.reserveApproval(approvalId);
     try {
@@ -387,7 +387,7 @@ export class Enforcer {
       const token = await this.signer.sign(claimsJson);
       const receipt = this.append([serializedPassIssued(claims, claimsJson, token)]).then((receipts) => receipts[0] as Receipt);
       receipt.catch(() => undefined);
-      return { token, receipt };
+      return { token, claimsJson, receipt };
     } finally {
       if (approvalId !== undefined) this.state.releaseApproval(approvalId);
     }
