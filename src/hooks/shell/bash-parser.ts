@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
-import { grammarWasmFiles, precompileGrammarWasm } from './grammar-wasm.js';
+import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm } from './grammar-wasm.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
 
@@ -95,6 +95,7 @@ let parser: Promise<BashParser> | undefined;
 export function loadBashGrammar(): Promise<BashGrammar> {
   grammar ??= (async () => {
     precompileGrammarWasm();
+    await grammarWasmCompiled();
     const { runtime, grammar: bash } = grammarWasmFiles();
     // Handing the bytes over directly skips web-tree-sitter's own lookup (a URL next to its
     // module, or fetch() outside Node); locateFile covers any other file it might ask for.

@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
  * both at once, as early as the caller knows a parser will be needed: a hook process starts them
  * before it loads its engine, so the compiling overlaps that. V8 keeps one compiled module per
  * distinct wire bytes while one is alive, and web-tree-sitter's own compilation of the same bytes
- * then takes it (or waits for the compilation under way) instead of compiling again. Without that
- * sharing the parser would still load, as before, only no sooner.
+ * then takes it instead of compiling again. A second compilation started while the first is under
+ * way would block the main thread until the first is done, so the parser loader awaits
+ * `grammarWasmCompiled()` first. Without that sharing the parser would still load, as before, only
+ * no sooner.
  */
 export interface GrammarWasmFiles {
   runtime: string;
@@ -26,7 +28,13 @@ interface WasmCompiler {
 }
 
 let files: GrammarWasmFiles | undefined;
-let compiled: Promise<unknown> | undefined;
+
+/**
+ * Once per process, not per copy of this module: a hook process holds two (its entry chunk starts
+ * the compiling, its engine bundle loads the parser).
+ */
+const COMPILED = Symbol.for('svc.grammar-wasm.compiled');
+const processWide = globalThis as { [COMPILED]?: Promise<unknown> };
 
 export function grammarWasmFiles(): GrammarWasmFiles {
   files ??= { runtime: wasmFile('web-tree-sitter/tree-sitter.wasm'), grammar: wasmFile('tree-sitter-bash/tree-sitter-bash.wasm') };
@@ -39,15 +47,19 @@ export function grammarWasmFiles(): GrammarWasmFiles {
  * cannot be read or compiled here fails again, with its error, where the parser is loaded.
  */
 export function precompileGrammarWasm(): void {
-  if (compiled) return;
+  if (processWide[COMPILED]) return;
   try {
     const { WebAssembly } = globalThis as unknown as { WebAssembly: WasmCompiler };
     const { runtime, grammar } = grammarWasmFiles();
-    compiled = Promise.all([WebAssembly.compile(readFileSync(runtime)), WebAssembly.compile(readFileSync(grammar))]);
-    compiled.catch(() => undefined);
+    processWide[COMPILED] = Promise.all([WebAssembly.compile(readFileSync(runtime)), WebAssembly.compile(readFileSync(grammar))]).catch(() => undefined);
   } catch {
-    compiled = Promise.resolve();
+    processWide[COMPILED] = Promise.resolve();
   }
+}
+
+/** Settles once the compiling `precompileGrammarWasm` started is over, however it ended. */
+export function grammarWasmCompiled(): Promise<unknown> {
+  return processWide[COMPILED] ?? Promise.resolve();
 }
 
 /**
