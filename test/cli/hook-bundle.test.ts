@@ -220,4 +220,26 @@ describe('svc hook claude-code from the bundle', () => {
     expect(bundled.plain).toEqual(unbundled.plain);
     expect(bundled.json).toEqual(unbundled.json);
   });
+
+  it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded", () => {
+    const copy = mkdtempSync(join(tmpdir(), 'svc-hook-bundle-broken-wasm-'));
+    try {
+      cpSync(fileURLToPath(new URL('../../dist/src', import.meta.url)), join(copy, 'dist/src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
+      writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
+      symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(copy, 'node_modules'), 'dir');
+      const runtime = join(copy, 'dist/src/cli/hook-bundle/tree-sitter.wasm');
+      writeFileSync(runtime, readFileSync(runtime).subarray(0, 1000));
+      rmSync(ws, { recursive: true, force: true });
+      cpSync(snapshot, ws, { recursive: true });
+      const run = spawnSync(process.execPath, [join(copy, 'dist/src/cli/main.js'), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command: 'ls' }), encoding: 'utf8' });
+      // Before, an unhandled rejection inside web-tree-sitter ended the process: exit 1, no answer.
+      expect(run.status, run.stderr.slice(-400)).toBe(0);
+      expect(run.stderr.length, run.stderr.slice(-400)).toBe(0);
+      const output = JSON.parse(run.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+      expect(output.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/^svc could not decide this call, so it is denied to be safe: .*WebAssembly/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });

@@ -98,14 +98,38 @@ export function loadBashGrammar(): Promise<BashGrammar> {
     await grammarWasmCompiled();
     const { runtime, grammar: bash } = grammarWasmFiles();
     // Handing the bytes over directly skips web-tree-sitter's own lookup (a URL next to its
-    // module, or fetch() outside Node); locateFile covers any other file it might ask for.
-    await Parser.init({ wasmBinary: readFileSync(runtime), locateFile: () => runtime });
+    // module, or fetch() outside Node); locateFile covers any other file it might ask for. The
+    // runtime's own messages go nowhere: stdout and stderr carry a hook's answer, and what went
+    // wrong is in the error it throws.
+    const silent = (): void => undefined;
+    try {
+      await Parser.init({ wasmBinary: readFileSync(runtime), locateFile: () => runtime, print: silent, printErr: silent });
+    } catch (error) {
+      absorbRuntimeRejection(error);
+      throw error;
+    }
     const language = await Language.load(readFileSync(bash));
     return { language, tables: grammarTables(language) };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.
   grammar.catch(() => (grammar = undefined));
   return grammar;
+}
+
+/**
+ * When its WebAssembly cannot be instantiated, web-tree-sitter's emscripten runtime also rejects
+ * a promise of its own, which nothing awaits, with the error Parser.init rejects with. Node would
+ * end the process on that unhandled rejection (exit 1, no answer: a runtime may take that as "go
+ * ahead") before the caller turns the failure into a deny. Node reports unhandled rejections once
+ * the current microtasks are done, so the listener only needs to last until the next turn of the
+ * event loop; any other rejection in that window still ends the process, as it would without it.
+ */
+function absorbRuntimeRejection(error: unknown): void {
+  const listener = (reason: unknown): void => {
+    if (reason !== error) throw reason;
+  };
+  process.on('unhandledRejection', listener);
+  setImmediate(() => process.off('unhandledRejection', listener)).unref();
 }
 
 /**
