@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
-import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm } from './grammar-wasm.js';
+import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm, readGrammarWasm } from './grammar-wasm.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
 
@@ -96,19 +95,20 @@ export function loadBashGrammar(): Promise<BashGrammar> {
   grammar ??= (async () => {
     precompileGrammarWasm();
     await grammarWasmCompiled();
-    const { runtime, grammar: bash } = grammarWasmFiles();
+    const wasm = readGrammarWasm();
+    const runtimeFile = grammarWasmFiles().runtime;
     // Handing the bytes over directly skips web-tree-sitter's own lookup (a URL next to its
     // module, or fetch() outside Node); locateFile covers any other file it might ask for. The
     // runtime's own messages go nowhere: stdout and stderr carry a hook's answer, and what went
     // wrong is in the error it throws.
     const silent = (): void => undefined;
     try {
-      await Parser.init({ wasmBinary: readFileSync(runtime), locateFile: () => runtime, print: silent, printErr: silent });
+      await Parser.init({ wasmBinary: wasm.runtime, locateFile: () => runtimeFile, print: silent, printErr: silent, ...(wasm.initialMemory !== undefined && { INITIAL_MEMORY: wasm.initialMemory }) });
     } catch (error) {
       absorbRuntimeRejection(error);
       throw error;
     }
-    const language = await Language.load(readFileSync(bash));
+    const language = await Language.load(wasm.grammar);
     return { language, tables: grammarTables(language) };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { withMemoryMinimum } from './wasm-memory-minimum.js';
 
 /**
  * The two WebAssembly files the bash parser runs (web-tree-sitter's runtime and the bash
@@ -16,11 +17,30 @@ import { fileURLToPath } from 'node:url';
  * way would block the main thread until the first is done, so the parser loader awaits
  * `grammarWasmCompiled()` first. Without that sharing the parser would still load, as before, only
  * no sooner.
+ *
+ * The bytes are read once per process (`readGrammarWasm`), the runtime's with the memory it asks
+ * for lowered to `RUNTIME_MEMORY_PAGES` (wasm-memory-minimum.ts): both the compiling and the
+ * parser use those very bytes, so the compiled module is shared.
  */
 export interface GrammarWasmFiles {
   runtime: string;
   grammar: string;
 }
+
+/** The two files' bytes, as the parser is to run them. */
+export interface GrammarWasm {
+  runtime: Uint8Array;
+  grammar: Uint8Array;
+  /** Bytes of memory to start the runtime with (emscripten's INITIAL_MEMORY), or undefined for its own default. */
+  initialMemory?: number;
+}
+
+/**
+ * 4 MiB: a hook call's parse never needed more than that (the memory grows on demand past it),
+ * against the 32 MiB the runtime declares.
+ */
+const RUNTIME_MEMORY_PAGES = 64;
+const PAGE_BYTES = 65_536;
 
 /** Node's global WebAssembly, which this project's TypeScript libraries (ES2023, no DOM) do not declare. */
 interface WasmCompiler {
@@ -34,11 +54,23 @@ let files: GrammarWasmFiles | undefined;
  * the compiling, its engine bundle loads the parser).
  */
 const COMPILED = Symbol.for('svc.grammar-wasm.compiled');
-const processWide = globalThis as { [COMPILED]?: Promise<unknown> };
+const BYTES = Symbol.for('svc.grammar-wasm.bytes');
+const processWide = globalThis as { [COMPILED]?: Promise<unknown>; [BYTES]?: GrammarWasm };
 
 export function grammarWasmFiles(): GrammarWasmFiles {
   files ??= { runtime: wasmFile('web-tree-sitter/tree-sitter.wasm'), grammar: wasmFile('tree-sitter-bash/tree-sitter-bash.wasm') };
   return files;
+}
+
+/** The bytes of both files, read once per process; throws what reading them throws. */
+export function readGrammarWasm(): GrammarWasm {
+  if (processWide[BYTES]) return processWide[BYTES];
+  const paths = grammarWasmFiles();
+  const runtime = readFileSync(paths.runtime);
+  const grammar = readFileSync(paths.grammar);
+  const lowered = withMemoryMinimum(runtime, RUNTIME_MEMORY_PAGES);
+  processWide[BYTES] = lowered ? { runtime: lowered, grammar, initialMemory: RUNTIME_MEMORY_PAGES * PAGE_BYTES } : { runtime, grammar };
+  return processWide[BYTES];
 }
 
 /**
@@ -50,8 +82,8 @@ export function precompileGrammarWasm(): void {
   if (processWide[COMPILED]) return;
   try {
     const { WebAssembly } = globalThis as unknown as { WebAssembly: WasmCompiler };
-    const { runtime, grammar } = grammarWasmFiles();
-    processWide[COMPILED] = Promise.all([WebAssembly.compile(readFileSync(runtime)), WebAssembly.compile(readFileSync(grammar))]).catch(() => undefined);
+    const { runtime, grammar } = readGrammarWasm();
+    processWide[COMPILED] = Promise.all([WebAssembly.compile(runtime), WebAssembly.compile(grammar)]).catch(() => undefined);
   } catch {
     processWide[COMPILED] = Promise.resolve();
   }
