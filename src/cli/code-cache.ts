@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -36,8 +37,9 @@ function cacheFileOf(bundle: string): string {
 
 /** Loads `file` (throws ENOENT when it is not there), with its code cache when one fits. */
 export function requireWithCodeCache(file: string): CachedBundle {
-  const source = readFileSync(file, 'utf8');
-  const cachedData = readCodeCache(file, source);
+  const bytes = readFileSync(file);
+  const source = textOf(bytes);
+  const cachedData = readCodeCache(file, bytes);
   const script = new Script(wrap(source), { filename: file, ...(cachedData && { cachedData }) });
   const module = { exports: {} as unknown };
   (script.runInThisContext() as ModuleFunction).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
@@ -52,11 +54,11 @@ export function writeCodeCache(file: string, loaded: CachedBundle): void {
   const target = cacheFileOf(file);
   const temporary = `${target}.${process.pid}.tmp`;
   const data = loaded.script.createCachedData();
-  writeFileSync(temporary, Buffer.concat([digestOf(readFileSync(file, 'utf8'), data), data]));
+  writeFileSync(temporary, Buffer.concat([digestOf(readFileSync(file), data), data]));
   renameSync(temporary, target);
 }
 
-function readCodeCache(file: string, source: string): Buffer | undefined {
+function readCodeCache(file: string, source: Buffer): Buffer | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(cacheFileOf(file));
@@ -68,6 +70,15 @@ function readCodeCache(file: string, source: string): Buffer | undefined {
   return data;
 }
 
-function digestOf(source: string, data: Buffer): Buffer {
+/** Over the bundle's bytes as they are on disk, which for an ASCII file are its text's UTF-8 bytes too. */
+function digestOf(source: Buffer, data: Buffer): Buffer {
   return createHash('sha256').update(source).update(data).digest();
+}
+
+/**
+ * The bundle's text. The build makes it pure ASCII (scripts/bundle-hook.ts), which decoded as
+ * latin1 is the same text without UTF-8's checks on a megabyte; anything else is read as UTF-8.
+ */
+function textOf(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
