@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { isCanonicalText, toSha256 } from './canonical.js';
+import { isCanonicalText, SHA256_PATTERN, toSha256 } from './canonical.js';
 import { isPlainCanonicalForm } from './canonical-form.js';
 import { checkParsedRecord, checkRecord, type LedgerRecord, type RecordCheck } from './catalogue.js';
 import { verifyCheckpoint } from './checkpoint.js';
@@ -170,14 +170,15 @@ export class ChainChecker {
   checkDeferringRecord(line: RawLine): DeferredCheckDefect | undefined {
     const seq = this.expectedSeq;
     const bytes = line.bytes;
-    const fields = seq > 0 && line.terminated && !line.oversized ? readEnvelopeFields(bytes) : undefined;
+    // previousHash is always of the sha256 form (ZERO_HASH, toSha256, or a snapshot's, checked in fromSnapshot), as readEnvelopeFields requires.
+    const fields = seq > 0 && line.terminated && !line.oversized ? readEnvelopeFields(bytes, this.previousHash) : undefined;
     if (fields === undefined || envelopeTypeIs(fields, 'ledger.genesis') || envelopeTypeIs(fields, 'ledger.checkpoint')) {
       const result = this.check(line);
       return isDefect(result) ? { defect: result, recordChecked: true } : undefined;
     }
     const at = { seq, offset: line.offset };
     if (fields.seq !== seq) return { defect: { code: 'seq_gap', message: `expected seq ${seq}, found seq ${fields.seq}`, ...at }, recordChecked: false };
-    if (!fields.text.startsWith(this.previousHash, fields.prevHashAt)) {
+    if (!fields.prevHashIsExpected) {
       return { defect: { code: 'chain_broken', message: `prevHash ${envelopePrevHash(fields)} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at }, recordChecked: false };
     }
     this.accept(bytes);
@@ -242,6 +243,7 @@ export class ChainChecker {
     const checker = new ChainChecker();
     const tree = CompactRange.fromSnapshot(snapshot.tree);
     if (tree.size !== snapshot.size || snapshot.size < 1) throw new RangeError(`a snapshot of ${snapshot.size} records has a tree of ${tree.size}`);
+    if (!SHA256_PATTERN.test(snapshot.headHash)) throw new RangeError(`a snapshot's head hash must be sha256:<64 lowercase hex>, not ${snapshot.headHash}`);
     checker.tree = tree;
     checker.expectedSeq = snapshot.size;
     checker.previousHash = snapshot.headHash;

@@ -65,6 +65,41 @@ describe('readEnvelopeFields', () => {
     expect(answered).toBeGreaterThan(2_000);
   });
 
+  it('answers the same with an expected prevHash, and says whether the line has exactly that one (20,000 edited lines)', () => {
+    const hashes = ledgerLines.map((line) => (JSON.parse(line) as { prevHash: string }).prevHash);
+    let expectedSeen = 0;
+    fc.assert(
+      fc.property(editedLine, fc.constantFrom(...hashes), (line, otherHash) => {
+        const bytes = Buffer.from(line, 'utf8');
+        const without = readEnvelopeFields(bytes);
+        // The line's own prevHash as it was before the edit, if the edit left it alone, and another.
+        const own = /"prevHash":"(sha256:[0-9a-f]{64})"/.exec(line)?.[1];
+        for (const expected of own === undefined ? [otherHash] : [own, otherHash]) {
+          const fields = readEnvelopeFields(bytes, expected);
+          if (without === undefined) {
+            expect(fields, line).toBeUndefined();
+            continue;
+          }
+          expect(fields, line).toEqual({ ...without, prevHashIsExpected: envelopePrevHash(without) === expected });
+          if (fields?.prevHashIsExpected) expectedSeen += 1;
+        }
+      }),
+      { numRuns: 20_000, seed: 12 },
+    );
+    expect(expectedSeen).toBeGreaterThan(2_000);
+  });
+
+  it('does not take an expected prevHash for a prevHash of another form that starts with it', () => {
+    const line = ledgerLines[1] as string;
+    const record = JSON.parse(line) as Record<string, unknown>;
+    const prevHash = record.prevHash as string;
+    // Uppercase digits, one digit more, one fewer: never of the form, whatever the caller expects.
+    for (const other of [prevHash.toUpperCase().replace('SHA256', 'sha256'), `${prevHash}0`, prevHash.slice(0, -1)]) {
+      const edited = canonicalJson({ ...record, prevHash: other });
+      expect(readEnvelopeFields(Buffer.from(edited, 'utf8'), prevHash), edited).toBeUndefined();
+    }
+  });
+
   it('answers undefined for lines of another shape', () => {
     const line = ledgerLines[1] as string;
     const record = JSON.parse(line) as Record<string, unknown>;
