@@ -6,7 +6,7 @@ import { verifyCheckpoint } from './checkpoint.js';
 import type { Defect } from './defects.js';
 import { envelopePrevHash, envelopeTypeIs, readEnvelopeFields } from './envelope-fields.js';
 import type { RawLine } from './line-reader.js';
-import { CompactRange, hashLeaf } from './merkle.js';
+import { CompactRange, hashLeaf, hashLeafHex } from './merkle.js';
 
 export const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -181,7 +181,7 @@ export class ChainChecker {
     if (!fields.prevHashIsExpected) {
       return { defect: { code: 'chain_broken', message: `prevHash ${envelopePrevHash(fields)} does not match the hash of record ${seq - 1} (${this.previousHash})`, ...at }, recordChecked: false };
     }
-    this.accept(bytes);
+    this.acceptUnhashed(bytes);
     return undefined;
   }
 
@@ -193,6 +193,18 @@ export class ChainChecker {
     this.lastLine = bytes;
     this.expectedSeq += 1;
     return leafHash;
+  }
+
+  /**
+   * `accept` for a caller with no use for the leaf hash as bytes: the hash is taken as hex, the
+   * form the next record's prevHash has, so no digest Buffer is made and none is turned into hex.
+   */
+  private acceptUnhashed(bytes: Buffer): void {
+    const leafHashHex = hashLeafHex(bytes);
+    this.tree.appendHex(leafHashHex);
+    this.previousHash = `sha256:${leafHashHex}`;
+    this.lastLine = bytes;
+    this.expectedSeq += 1;
   }
 
   /** The check once the input ends: a ledger without records has no genesis. */

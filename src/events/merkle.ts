@@ -38,6 +38,19 @@ export function hashLeaf(data: Uint8Array): Buffer {
   return createHash('sha256').update(LEAF_INPUT.subarray(0, 1)).update(data).digest();
 }
 
+/**
+ * `hashLeaf` as 64 lowercase hex digits, the way the next record's prevHash names it. A checker
+ * that compares it with that text and appends it to a CompactRange (`appendHex`) needs no Buffer
+ * of the digest, and OpenSSL's hex output costs less than a Buffer plus a hex string made from it.
+ */
+export function hashLeafHex(data: Uint8Array): string {
+  if (data.length < LEAF_INPUT.length) {
+    LEAF_INPUT.set(data, 1);
+    return hash('sha256', LEAF_INPUT.subarray(0, 1 + data.length), 'hex');
+  }
+  return createHash('sha256').update(LEAF_INPUT.subarray(0, 1)).update(data).digest('hex');
+}
+
 /** Interior node hash: SHA-256(0x01 ‖ left ‖ right), both children 32 bytes. */
 export function hashChildren(left: Uint8Array, right: Uint8Array): Buffer {
   if (left.length !== HASH_SIZE || right.length !== HASH_SIZE) {
@@ -97,6 +110,19 @@ export class CompactRange {
     if (leafHash.length !== HASH_SIZE) throw new TypeError('leaf hash must be 32 bytes');
     if (this.#size >= Number.MAX_SAFE_INTEGER) throw new RangeError('tree is full');
     this.#stack.set(leafHash, this.#count * HASH_SIZE);
+    this.#merge();
+  }
+
+  /** `append` of a leaf hash given as 64 hex digits (`hashLeafHex`), decoded straight into the range. */
+  appendHex(leafHashHex: string): void {
+    if (this.#size >= Number.MAX_SAFE_INTEGER) throw new RangeError('tree is full');
+    // Buffer.write stops at the first pair that is not hex: 32 bytes written means 64 hex digits.
+    if (leafHashHex.length !== 2 * HASH_SIZE || this.#stack.write(leafHashHex, this.#count * HASH_SIZE, HASH_SIZE, 'hex') !== HASH_SIZE) throw new TypeError('leaf hash must be 64 hex digits');
+    this.#merge();
+  }
+
+  /** Takes in the leaf just written above the stack's top. */
+  #merge(): void {
     this.#count += 1;
     // Each trailing 1 bit of the old size marks a perfect subtree as large as the one just
     // completed on top of it: merge the two, like a binary carry.

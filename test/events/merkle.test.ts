@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CompactRange,
@@ -8,6 +9,7 @@ import {
   MerkleTree,
   hashChildren,
   hashLeaf,
+  hashLeafHex,
   verifyConsistency,
   verifyInclusion,
 } from '../../src/events/merkle.js';
@@ -334,5 +336,30 @@ describe('CompactRange', () => {
 
   it('rejects leaf hashes that are not 32 bytes', () => {
     expect(() => new CompactRange().append(Buffer.alloc(16))).toThrow(TypeError);
+  });
+
+  it('has the same roots when given the leaves as hex, and rejects hex that is not 32 bytes of it', () => {
+    const range = new CompactRange();
+    for (let size = 0; size < 200; size++) {
+      range.appendHex(leaves[size]!.toString('hex'));
+      expect(range.root().equals(tree.rootAt(size + 1)), `size ${size + 1}`).toBe(true);
+    }
+    const hex = leaves[0]!.toString('hex');
+    for (const bad of [hex.slice(0, -2), `${hex}00`, `${hex.slice(0, -1)}g`, `x${hex.slice(1)}`, '']) {
+      const fresh = new CompactRange();
+      expect(() => fresh.appendHex(bad), bad).toThrow(TypeError);
+      expect(fresh.size).toBe(0);
+    }
+  });
+});
+
+describe('hashLeafHex', () => {
+  it('is hashLeaf in hex, for lines shorter and longer than its scratch buffer', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ minLength: 4090, maxLength: 4200 })), (data) => {
+        expect(hashLeafHex(data)).toBe(hashLeaf(data).toString('hex'));
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });
