@@ -6,6 +6,24 @@ export type Sha256 = `sha256:${string}`;
 
 export const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
+/** 1 at the char code of each lowercase hex digit. */
+const LOWER_HEX = new Uint8Array(128);
+for (const digit of '0123456789abcdef') LOWER_HEX[digit.charCodeAt(0)] = 1;
+
+/**
+ * `SHA256_PATTERN.test(text)`, written out: verification tests several hashes in every record
+ * of a ledger, and a table look-up per digit costs about a third less than entering the regex
+ * engine each time. A property test holds the two to the same answers.
+ */
+export function isSha256Text(text: string): boolean {
+  if (text.length !== 71 || !text.startsWith('sha256:')) return false;
+  for (let index = 7; index < 71; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 128 || LOWER_HEX[code] === 0) return false;
+  }
+  return true;
+}
+
 /**
  * RFC 8785 (JCS) canonical JSON. Throws on values JCS cannot represent (NaN, infinities, lone
  * surrogates, nesting deeper than 256).

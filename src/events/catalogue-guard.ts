@@ -1,3 +1,4 @@
+import { isSha256Text } from './canonical.js';
 // A cycle with catalogue.ts, harmless: the constant is read only when a record is checked.
 import { LEDGER_FORMAT } from './catalogue.js';
 import type { EventType } from './event-types.js';
@@ -60,8 +61,7 @@ function isObject(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// The patterns are the catalogue's, character for character.
-const SHA256 = /^sha256:[0-9a-f]{64}$/;
+// The patterns are the catalogue's, character for character (its sha256 one is isSha256Text).
 const IDENTIFIER = /^[A-Za-z0-9._:@\/+-]{1,200}$/;
 const BASE64_OF_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
 const REASON_CODE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -82,7 +82,7 @@ function isOptionalText(value: unknown): boolean {
 }
 
 function isSha256(value: unknown): boolean {
-  return typeof value === 'string' && SHA256.test(value);
+  return typeof value === 'string' && isSha256Text(value);
 }
 
 function isIdentifier(value: unknown): boolean {

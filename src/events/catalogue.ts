@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SHA256_PATTERN } from './canonical.js';
+import { isSha256Text, SHA256_PATTERN } from './canonical.js';
 import { isCatalogueData } from './catalogue-guard.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 import { numericDateSchema } from './numeric-date.js';
@@ -193,7 +193,6 @@ export function expectedStream(event: LedgerEvent): string {
 export type RecordCheck = { ok: true; record: LedgerRecord } | { ok: false; message: string };
 
 const ENVELOPE_KEYS = 7;
-const SHA256_TEXT = /^sha256:[0-9a-f]{64}$/;
 const STREAM_TEXT = /^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/;
 
 /**
@@ -248,7 +247,7 @@ function checkEnvelope(record: Record<string, unknown>): string | undefined {
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return 'seq: expected a non-negative integer';
   if (typeof record.ts !== 'string' || !isRfc3339MillisUtc(record.ts)) return 'ts: expected RFC 3339 UTC with milliseconds';
   if (typeof record.stream !== 'string' || !STREAM_TEXT.test(record.stream)) return 'stream: expected ledger, config, action:<id> or mcp:<name>';
-  if (typeof record.prevHash !== 'string' || !SHA256_TEXT.test(record.prevHash)) return 'prevHash: expected sha256:<64 lowercase hex>';
+  if (typeof record.prevHash !== 'string' || !isSha256Text(record.prevHash)) return 'prevHash: expected sha256:<64 lowercase hex>';
   if (typeof record.type !== 'string' || !Object.hasOwn(eventDataSchemas, record.type)) return `type: unknown record type ${String(record.type)}`;
   return undefined;
 }

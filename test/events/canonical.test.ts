@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, isCanonicalText } from '../../src/events/canonical.js';
+import { canonicalJson, isCanonicalText, isSha256Text, SHA256_PATTERN } from '../../src/events/canonical.js';
 
 function reference(value: unknown): { text?: string; threw: boolean } {
   try {
@@ -88,5 +88,45 @@ describe('canonicalJson', () => {
       }),
       { numRuns: 5_000, seed: 3 },
     );
+  });
+});
+
+describe('isSha256Text', () => {
+  const hash = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }).map((digits) => `sha256:${digits}`);
+  // Characters next to the digits' ranges, in other cases, beyond ASCII, and line ends (which `$` must not let through).
+  const odd = fc.constantFrom('/', ':', '`', 'g', 'A', 'F', 'G', 'S', '0', 'f', '\n', '\r', ' ', '\u0000', '\u00e9', '\u0130', '\u0660', '\uff10', '\ud83d', 'sha256:', '');
+  const mutated = fc.tuple(hash, fc.nat(80), odd, fc.constantFrom('replace', 'insert', 'append', 'prepend')).map(([text, at, piece, how]) => {
+    const index = at % (text.length + 1);
+    if (how === 'append') return `${text}${piece}`;
+    if (how === 'prepend') return `${piece}${text}`;
+    return `${text.slice(0, index)}${piece}${text.slice(how === 'insert' ? index : index + 1)}`;
+  });
+
+  it('answers as SHA256_PATTERN on hashes, hashes with one character changed, added or removed, and random strings', () => {
+    let accepted = 0;
+    let rejected = 0;
+    fc.assert(
+      fc.property(fc.oneof(hash, mutated, fc.string({ maxLength: 80 }), fc.string({ unit: 'binary', maxLength: 75 })), (text) => {
+        const expected = SHA256_PATTERN.test(text);
+        expect(isSha256Text(text), JSON.stringify(text)).toBe(expected);
+        if (expected) accepted += 1;
+        else rejected += 1;
+      }),
+      { numRuns: 50_000, seed: 71 },
+    );
+    // Both answers must have been put to the test many times.
+    expect(accepted).toBeGreaterThan(5_000);
+    expect(rejected).toBeGreaterThan(5_000);
+  });
+
+  it('rejects each non-digit at each of the 64 places', () => {
+    const valid = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    expect(isSha256Text(valid)).toBe(true);
+    for (let index = 0; index < valid.length; index += 1) {
+      for (const c of ['g', 'A', '/', ':', '`', '\u0080', '\u0130']) {
+        const text = `${valid.slice(0, index)}${c}${valid.slice(index + 1)}`;
+        expect(isSha256Text(text), text).toBe(SHA256_PATTERN.test(text));
+      }
+    }
   });
 });
