@@ -227,15 +227,19 @@ export function checkRecord(value: unknown): RecordCheck {
 export function checkParsedRecord(value: unknown): RecordCheck {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
-    if (checkEnvelope(record) === undefined && isCatalogueData(record.type as EventType, record.data)) {
+    if (checkEnvelope(record, false) === undefined && isCatalogueData(record.type as EventType, record.data)) {
       const accepted = record as LedgerRecord;
+      // This equality stands in for the stream's pattern, skipped above: the stream of data the
+      // catalogue accepts is `ledger`, `config`, or `action:`/`mcp:` and an identifier the
+      // catalogue has checked with the pattern's own character class, all of which it accepts.
       if (expectedStream(accepted) === accepted.stream) return { ok: true, record: accepted };
     }
   }
   return checkRecord(value);
 }
 
-function checkEnvelope(record: Record<string, unknown>): string | undefined {
+/** `streamPattern` false leaves the stream's form unchecked, for a caller that checks it another way. */
+function checkEnvelope(record: Record<string, unknown>, streamPattern = true): string | undefined {
   let keys = 0;
   for (const key in record) {
     keys += 1;
@@ -246,7 +250,7 @@ function checkEnvelope(record: Record<string, unknown>): string | undefined {
   const seq = record.seq;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return 'seq: expected a non-negative integer';
   if (typeof record.ts !== 'string' || !isRfc3339MillisUtc(record.ts)) return 'ts: expected RFC 3339 UTC with milliseconds';
-  if (typeof record.stream !== 'string' || !STREAM_TEXT.test(record.stream)) return 'stream: expected ledger, config, action:<id> or mcp:<name>';
+  if (streamPattern && (typeof record.stream !== 'string' || !STREAM_TEXT.test(record.stream))) return 'stream: expected ledger, config, action:<id> or mcp:<name>';
   if (typeof record.prevHash !== 'string' || !isSha256Text(record.prevHash)) return 'prevHash: expected sha256:<64 lowercase hex>';
   if (typeof record.type !== 'string' || !Object.hasOwn(eventDataSchemas, record.type)) return `type: unknown record type ${String(record.type)}`;
   return undefined;

@@ -14,15 +14,28 @@ export function isRfc3339MillisUtc(ts: string): boolean {
 /**
  * Whether the fields of text shaped like RFC 3339 (`YYYY-MM-DD`, optionally `Thh:mm` and `:ss`)
  * are in range: a day the month has, hours to 23, minutes and seconds to 59. `Date.parse`
- * quietly moves 2026-02-30 to March. Read at fixed offsets: this runs on every record verified.
+ * quietly moves 2026-02-30 to March. Read at fixed offsets, digit by digit rather than by
+ * slicing and Number(): this runs on every record verified. Every caller has matched the shape
+ * first, so the fields are ASCII digits, which both ways read alike.
  */
 export function rfc3339FieldsInRange(text: string): boolean {
-  const year = Number(text.slice(0, 4));
-  const month = Number(text.slice(5, 7));
-  const day = Number(text.slice(8, 10));
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 && !leap ? 28 : (DAYS_IN_MONTH[month - 1] ?? 0);
   if (!(day >= 1 && day <= days)) return false;
   if (text[10] !== 'T') return true;
-  return Number(text.slice(11, 13)) <= 23 && Number(text.slice(14, 16)) <= 59 && (text[16] !== ':' || Number(text.slice(17, 19)) <= 59);
+  return digitsAt(text, 11, 2) <= 23 && digitsAt(text, 14, 2) <= 59 && (text[16] !== ':' || digitsAt(text, 17, 2) <= 59);
+}
+
+/** The number the `count` decimal digits at `at` spell; NaN if any of them is not one (which compares false). */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let index = at; index < at + count; index += 1) {
+    const digit = text.charCodeAt(index) - 0x30;
+    if (!(digit >= 0 && digit <= 9)) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
 }

@@ -61,6 +61,29 @@ describe('checkParsedRecord', () => {
     );
   });
 
+  it('gives checkRecord’s verdict and message when the stream, or the identifier it is made of, changes (it skips the stream pattern)', () => {
+    const odd = ['bad id', '', 'a'.repeat(200), 'a'.repeat(201), 'x\n', '\n', 'é', 'ok.id', 'a:b/c+d@e-f', 'ledger', 'action:x', 7, null];
+    const streams = ['ledger', 'config', 'ledger ', 'Ledger', 'action:', 'mcp:', 'action:bad id', 'other:x', '', 7, undefined];
+    for (const record of records) {
+      const data = record.data as Record<string, unknown>;
+      const variants: Record<string, unknown>[] = streams.map((stream) => ({ ...record, stream }));
+      for (const key of ['actionId', 'server']) {
+        if (!(key in data)) continue;
+        const prefix = key === 'server' ? 'mcp:' : 'action:';
+        for (const id of odd) {
+          variants.push({ ...record, data: { ...data, [key]: id }, stream: `${prefix}${String(id)}` });
+          variants.push({ ...record, data: { ...data, [key]: id } });
+        }
+      }
+      for (const variant of variants) {
+        const fast = checkParsedRecord(variant);
+        const reference = checkRecord(variant);
+        expect(fast.ok, JSON.stringify(variant.stream)).toBe(reference.ok);
+        if (!fast.ok && !reference.ok) expect(fast.message).toBe(reference.message);
+      }
+    }
+  });
+
   it('gives checkRecord’s verdict when a data object gains an unknown or a __proto__ key', () => {
     for (const record of records) {
       for (const path of dataPaths(record.data, ['data'])) {
