@@ -39,6 +39,15 @@ function cacheVerdict(engineFile: string, nodeArgs: string[] = []): string {
   return child.stdout.trim();
 }
 
+/** A copy of dist/src (source maps left out) in a new temporary directory, to break without breaking the other tests' bundle. */
+function copyOfDist(prefix: string): string {
+  const copy = mkdtempSync(join(tmpdir(), prefix));
+  cpSync(fileURLToPath(new URL('../../dist/src', import.meta.url)), join(copy, 'dist/src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
+  writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
+  symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(copy, 'node_modules'), 'dir');
+  return copy;
+}
+
 describe('the hook bundles', () => {
   it('hold every dependency: the chunks import only Node builtins, each other and the fallback to the modules; the engine requires only builtins', () => {
     const builtins = new Set(builtinModules);
@@ -96,12 +105,8 @@ describe('the hook bundles', () => {
   });
 
   it('fall back to the modules only where a bundle is missing, ignore a code cache that is not for the bundle as it is, and fail on a broken bundle', () => {
-    // A copy of dist/src to break, so the other tests keep their bundle.
-    const copy = mkdtempSync(join(tmpdir(), 'svc-hook-bundle-copy-'));
+    const copy = copyOfDist('svc-hook-bundle-copy-');
     try {
-      cpSync(fileURLToPath(new URL('../../dist/src', import.meta.url)), join(copy, 'dist/src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
-      writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
-      symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(copy, 'node_modules'), 'dir');
       // Unreadable input reaches the engine (no svc.yml, so no proxy to ask), which refuses it.
       const hook = (): { status: number | null; stderr: string } => spawnSync(process.execPath, [join(copy, 'dist/src/cli/main.js'), 'hook', 'claude-code'], { cwd: copy, input: 'not json', encoding: 'utf8' });
       const refusesInput = (): void => {
@@ -222,11 +227,8 @@ describe('svc hook claude-code from the bundle', () => {
   });
 
   it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded", () => {
-    const copy = mkdtempSync(join(tmpdir(), 'svc-hook-bundle-broken-wasm-'));
+    const copy = copyOfDist('svc-hook-bundle-broken-wasm-');
     try {
-      cpSync(fileURLToPath(new URL('../../dist/src', import.meta.url)), join(copy, 'dist/src'), { recursive: true, filter: (source) => !source.endsWith('.map') });
-      writeFileSync(join(copy, 'package.json'), '{ "type": "module" }\n');
-      symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(copy, 'node_modules'), 'dir');
       const runtime = join(copy, 'dist/src/cli/hook-bundle/tree-sitter.wasm');
       writeFileSync(runtime, readFileSync(runtime).subarray(0, 1000));
       rmSync(ws, { recursive: true, force: true });
