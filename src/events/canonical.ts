@@ -10,14 +10,22 @@ export const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const LOWER_HEX = new Uint8Array(128);
 for (const digit of '0123456789abcdef') LOWER_HEX[digit.charCodeAt(0)] = 1;
 
+const SHA256_PREFIX = 'sha256:';
+const SHA256_TEXT_LENGTH = SHA256_PREFIX.length + 64;
+
 /**
  * `SHA256_PATTERN.test(text)`, written out: verification tests several hashes in every record
  * of a ledger, and a table look-up per digit costs about a third less than entering the regex
  * engine each time. A property test holds the two to the same answers.
  */
 export function isSha256Text(text: string): boolean {
-  if (text.length !== 71 || !text.startsWith('sha256:')) return false;
-  for (let index = 7; index < 71; index += 1) {
+  return text.length === SHA256_TEXT_LENGTH && isSha256TextAt(text, 0);
+}
+
+/** Whether `sha256:` and 64 lowercase hex digits start at `at` in `text` (more may follow). */
+export function isSha256TextAt(text: string, at: number): boolean {
+  if (at + SHA256_TEXT_LENGTH > text.length || !text.startsWith(SHA256_PREFIX, at)) return false;
+  for (let index = at + SHA256_PREFIX.length; index < at + SHA256_TEXT_LENGTH; index += 1) {
     const code = text.charCodeAt(index);
     if (code >= 128 || LOWER_HEX[code] === 0) return false;
   }

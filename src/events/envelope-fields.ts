@@ -1,4 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
+import { isSha256TextAt } from './canonical.js';
 import { CanonicalFormScan, SURROGATE } from './canonical-form.js';
 
 /** A record line's text, its seq, and where its prevHash and type sit in the text. */
@@ -47,7 +48,7 @@ export function readEnvelopeFields(bytes: Buffer, expectedPrevHash?: string): En
   const prevHashAt = literalAt(text, at, PREV_HASH_KEY);
   if (prevHashAt === -1) return undefined;
   const prevHashIsExpected = expectedPrevHash !== undefined && text.startsWith(expectedPrevHash, prevHashAt);
-  if (!prevHashIsExpected && !isSha256At(text, prevHashAt)) return undefined;
+  if (!prevHashIsExpected && !isSha256TextAt(text, prevHashAt)) return undefined;
   const seqAt = literalAt(text, prevHashAt + SHA256_LENGTH, SEQ_KEY);
   const seqEnd = seqAt === -1 ? -1 : scan.integer(seqAt);
   if (seqEnd === -1) return undefined;
@@ -82,21 +83,11 @@ const STREAM_KEY = ',"stream":';
 const TS_KEY = ',"ts":';
 const TYPE_KEY = ',"type":"';
 const V_KEY = ',"v":';
-const SHA256_PREFIX = 'sha256:';
-const SHA256_LENGTH = SHA256_PREFIX.length + 64;
+/** `sha256:` and 64 hex digits. */
+const SHA256_LENGTH = 71;
 const CLOSE_BRACE = 0x7d;
 
 /** The index after `literal` when the text at `at` is exactly it, else -1 (also for `at` -1). */
 function literalAt(text: string, at: number, literal: string): number {
   return at !== -1 && text.startsWith(literal, at) ? at + literal.length : -1;
-}
-
-/** Whether `sha256:` and 64 lowercase hex digits start at `at`. */
-function isSha256At(text: string, at: number): boolean {
-  if (!text.startsWith(SHA256_PREFIX, at) || at + SHA256_LENGTH > text.length) return false;
-  for (let index = at + SHA256_PREFIX.length; index < at + SHA256_LENGTH; index += 1) {
-    const c = text.charCodeAt(index);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
-  }
-  return true;
 }

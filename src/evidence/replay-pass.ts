@@ -1,4 +1,4 @@
-import { SHA256_PATTERN } from '../events/canonical.js';
+import { isSha256Text } from '../events/canonical.js';
 import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
@@ -116,7 +116,7 @@ const NO_HASH = Buffer.alloc(0);
  */
 function leafHashNamedBy(nextRecord: unknown, bytes: Buffer): Buffer {
   const prevHash = typeof nextRecord === 'object' && nextRecord !== null ? (nextRecord as { prevHash?: unknown }).prevHash : undefined;
-  return typeof prevHash === 'string' && SHA256_PATTERN.test(prevHash) ? Buffer.from(prevHash.slice(7), 'hex') : hashLeaf(bytes);
+  return typeof prevHash === 'string' && isSha256Text(prevHash) ? Buffer.from(prevHash.slice(7), 'hex') : hashLeaf(bytes);
 }
 
 export interface ReplayDigestOptions {

@@ -6,6 +6,7 @@ import {
   blockingExit,
   effectiveDecision,
   failureReason,
+  isPlainObject,
   jsonOut,
   parseWith,
   readJsonObject,
@@ -74,7 +75,7 @@ export function readInput(value: Record<string, unknown>): z.output<typeof claud
   if (typeof session_id === 'string' && typeof cwd === 'string' && optionalString(transcript_path) && optionalString(permission_mode)) {
     const common = { session_id, cwd, ...(transcript_path !== undefined && { transcript_path }), ...(permission_mode !== undefined && { permission_mode }) };
     const { tool_name, tool_input, prompt } = value;
-    if (hook_event_name === 'PreToolUse' && typeof tool_name === 'string' && tool_name !== '' && isJsonObject(tool_input)) return { ...common, hook_event_name, tool_name, tool_input };
+    if (hook_event_name === 'PreToolUse' && typeof tool_name === 'string' && tool_name !== '' && isPlainObject(tool_input)) return { ...common, hook_event_name, tool_name, tool_input };
     if (hook_event_name === 'UserPromptSubmit' && typeof prompt === 'string') return { ...common, hook_event_name, prompt };
   }
   return parseWith(claudeCodeInputSchema, value, RUNTIME);
@@ -82,10 +83,6 @@ export function readInput(value: Record<string, unknown>): z.output<typeof claud
 
 function optionalString(value: unknown): value is string | undefined {
   return value === undefined || typeof value === 'string';
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
