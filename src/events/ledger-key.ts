@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SvcError } from '../errors.js';
 import { keyFileName, loadOrCreateKey, readKeyFile, type SigningKey } from '../actionpass/keys.js';
@@ -54,5 +55,14 @@ export async function openLedgerWithKey(ledgerPath: string, options: { tenant: s
   if (genesis) return LedgerWriter.open({ ...options, path: ledgerPath, key: await loadLedgerKey(ledgerPath) });
   const origin = `svc.local/${options.tenant}/${randomBytes(6).toString('hex')}`;
   const key = await loadOrCreateKey(keysDirectoryOf(ledgerPath), origin);
-  return LedgerWriter.open({ ...options, path: ledgerPath, key, origin });
+  try {
+    return await LedgerWriter.open({ ...options, path: ledgerPath, key, origin });
+  } catch (error) {
+    // Another writer created the ledger, with a key of its own, between our look for a genesis and
+    // our taking the lock (two hook calls on a fresh workspace): its key is the one to write with,
+    // and the one made here signs nothing.
+    if (!(error instanceof SvcError && error.code === 'key_mismatch')) throw error;
+    await rm(join(keysDirectoryOf(ledgerPath), keyFileName(key.name)), { force: true });
+    return LedgerWriter.open({ ...options, path: ledgerPath, key: await loadLedgerKey(ledgerPath) });
+  }
 }
