@@ -3,6 +3,7 @@ import { readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { SvcError } from '../errors.js';
 import { isAlive } from './process-alive.js';
+import { monotonicMs } from '../monotonic-clock.js';
 
 /**
  * One writer per ledger (DESIGN.md section 4), held with proper-lockfile's directory lock.
@@ -29,7 +30,7 @@ interface Owner {
 const STALE_MS = 10_000;
 
 /**
- * Runs `open` again while it fails with `ledger_locked`, until `deadline` (a `performance.now()`
+ * Runs `open` again while it fails with `ledger_locked`, until `deadline` (a `monotonicMs()`
  * time): a hook holds the lock for milliseconds, so waiting briefly beats failing.
  */
 export async function retryWhileLocked<T>(open: () => Promise<T>, deadline: number): Promise<T> {
@@ -37,7 +38,7 @@ export async function retryWhileLocked<T>(open: () => Promise<T>, deadline: numb
     try {
       return await open();
     } catch (error) {
-      if (!(error instanceof SvcError && error.code === 'ledger_locked') || performance.now() >= deadline) throw error;
+      if (!(error instanceof SvcError && error.code === 'ledger_locked') || monotonicMs() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.min(5 + attempt * 5, 50)));
     }
   }

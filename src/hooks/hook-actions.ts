@@ -11,6 +11,7 @@ import { globLeavesUnread } from './glob-filter.js';
 import { isPathKey, SEARCH_WORDS } from './mcp-argument-names.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
+import { monotonicMs } from '../monotonic-clock.js';
 
 /**
  * Turns what an agent is about to do into the actions svc decides (svc.action.v0 inputs, not yet
@@ -328,11 +329,11 @@ function hiddenBelow(file: string, root: string): boolean {
 function withProtectedInside(operations: readonly FileOperation[], tools: PlanTools, skipped?: (found: FileOperation) => boolean): FileOperation[] {
   const expanded: FileOperation[] = [];
   // One budget for all the walks of a call: `grep -r x d1 … d300` must not add up to minutes.
-  const deadline = performance.now() + PROTECTED_WALKS_BUDGET_MS;
+  const deadline = monotonicMs() + PROTECTED_WALKS_BUDGET_MS;
   for (const operation of operations) {
     expanded.push(operation);
     if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
-    const left = deadline - performance.now();
+    const left = deadline - monotonicMs();
     const inside = left > 0 ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) }) : { found: [], complete: false };
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };

@@ -1,5 +1,6 @@
 import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { monotonicMs } from '../monotonic-clock.js';
 
 /**
  * The protected files a recursive read of `dir` would reach (`grep -r KEY .` reads `.env`). The
@@ -22,7 +23,7 @@ export const WALK_LIMITS = { entries: 20_000, ms: 150 } as const;
 
 export function findProtectedInside(dir: string, protects: (path: string) => string | undefined, limits: { entries: number; ms: number } = WALK_LIMITS): ProtectedInside {
   const found: ProtectedInside['found'] = [];
-  const deadline = performance.now() + limits.ms;
+  const deadline = monotonicMs() + limits.ms;
   let seen = 0;
   // The walk reads physical directories and checks both names: under `src/h -> ~`, the entry
   // `src/h/.aws` is `~/.aws` for the kernel, and only that name is protected.
@@ -39,7 +40,7 @@ export function findProtectedInside(dir: string, protects: (path: string) => str
     }
     for (const entry of entries) {
       seen += 1;
-      if (seen > limits.entries || (seen % 256 === 0 && performance.now() > deadline)) return { found, complete: false };
+      if (seen > limits.entries || (seen % 256 === 0 && monotonicMs() > deadline)) return { found, complete: false };
       const path = join(current.path, entry.name);
       let real = join(current.real, entry.name);
       if (protects(path) !== undefined) {

@@ -14,6 +14,7 @@ import type { HookEvent, HookOutput, RuntimeProtocol } from './hook-event.js';
 import { startResidentProxy } from './resident-proxy.js';
 import { runtimeProtocol } from './runtimes/index.js';
 import { loadShellAnalyzer, resolveFilePath, type ShellAnalyzer } from './shell/index.js';
+import { monotonicMs } from '../monotonic-clock.js';
 
 /**
  * `svc hook <runtime>`: one tool call (or prompt) in, one verdict out in the runtime's own
@@ -43,7 +44,7 @@ export async function runHook(options: RunHookOptions): Promise<HookRun> {
   return decideWithin(protocol, options.stdin, options.timeoutMs, async (event) => {
     if (needsShellAnalyzer(event)) loadShellAnalyzer().catch(() => undefined);
     const loaded = await loadConfig(options.configFile ?? requireConfig(event.cwd));
-    const deadline = performance.now() + options.timeoutMs;
+    const deadline = monotonicMs() + options.timeoutMs;
     // The ledger opens (a lock, reads, waits on the disk) while the call is planned: parsing and
     // path checks need no ledger, and the first authorize waits for it. An opening that fails
     // still fails the call below, whether or not anything was authorized.
@@ -133,7 +134,7 @@ async function openAuthorizer(loaded: LoadedConfig, deadline: number): Promise<H
   const ledgerPath = resolveFromConfig(loaded, loaded.config.ledger.path);
   return retryWhileLocked(async () => {
     const url = await readProxyAddress(ledgerPath);
-    return url !== undefined ? proxyAuthorizer(url, Math.max(1, deadline - performance.now())) : localAuthorizer(loaded);
+    return url !== undefined ? proxyAuthorizer(url, Math.max(1, deadline - monotonicMs())) : localAuthorizer(loaded);
   }, deadline);
 }
 

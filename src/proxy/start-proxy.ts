@@ -8,6 +8,7 @@ import { watchFileChanges, type FileWatcher } from './file-watcher.js';
 import { Enforcer } from './enforcer.js';
 import { assertLoopbackBind } from './loopback-guard.js';
 import { removeProxyAddress, removeWorkspaceAddress, writeProxyAddress, writeWorkspaceAddress } from './proxy-address.js';
+import { monotonicMs } from '../monotonic-clock.js';
 
 export interface ProxyOptions {
   configFile: string;
@@ -40,7 +41,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const port = options.port ?? loaded.config.proxy.port;
   assertLoopbackBind(host);
   const handlers = demoHandlers({ outboxDir: resolveFromConfig(loaded, loaded.config.adapters.outbox), sandboxDir: resolveFromConfig(loaded, loaded.config.adapters.sandbox) });
-  const enforcer = await retryWhileLocked(() => Enforcer.open(loaded, { handlers }), performance.now() + (options.ledgerWaitMs ?? 0));
+  const enforcer = await retryWhileLocked(() => Enforcer.open(loaded, { handlers }), monotonicMs() + (options.ledgerWaitMs ?? 0));
   const report = options.report ?? ((message: string) => process.stderr.write(`svc proxy: ${message}\n`));
   let app: FastifyInstance | undefined;
   const watchers: FileWatcher[] = [];

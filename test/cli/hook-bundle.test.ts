@@ -226,6 +226,18 @@ describe('svc hook claude-code from the bundle', () => {
     expect(bundled.json).toEqual(unbundled.json);
   });
 
+  it('decides a shell command without loading perf_hooks, which the `performance` global would load (monotonic-clock.ts)', () => {
+    const preload = join(root, 'record-builtins.cjs');
+    const record = join(root, 'builtins.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));\n`);
+    const run = spawnSync(process.execPath, ['--require', preload, fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url)), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command: 'cat .env' }), encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"permissionDecision":"deny"');
+    const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
+    expect(loaded).toContain('NativeModule vm');
+    expect(loaded).not.toContain('NativeModule perf_hooks');
+  });
+
   it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded", () => {
     const copy = copyOfDist('svc-hook-bundle-broken-wasm-');
     try {

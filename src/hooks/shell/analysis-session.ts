@@ -4,6 +4,7 @@ import { createFilesystemProbe, type FilesystemProbe } from './filesystem-probe.
 import { AnalysisLimitReached, OperationLog, UnanalyzableCommand } from './operation-log.js';
 import type { ShellState } from './shell-state.js';
 import { ScriptWalker } from './script-walker.js';
+import { monotonicMs } from '../../monotonic-clock.js';
 
 /**
  * One call of `analyze`: the parser, what was found so far, the filesystem lookups made, and
@@ -19,8 +20,8 @@ export class AnalysisSession {
   /** Directories the command line writes whole trees into (`cp -r`, `tar x`): any file under them is written too. */
   readonly writtenTrees = new Set<string>();
   private nodesLeft = MAX_SYNTAX_NODES;
-  /** performance.now() past which the analysis gives up (ANALYSIS_TIME_BUDGET_MS). */
-  readonly deadline = performance.now() + ANALYSIS_TIME_BUDGET_MS;
+  /** monotonicMs() past which the analysis gives up (ANALYSIS_TIME_BUDGET_MS). */
+  readonly deadline = monotonicMs() + ANALYSIS_TIME_BUDGET_MS;
 
   constructor(
     private readonly parser: BashParser,
@@ -56,6 +57,6 @@ export class AnalysisSession {
 
   /** Throws once the analysis has run past its time budget. */
   checkTime(): void {
-    if (performance.now() > this.deadline) throw new AnalysisLimitReached(`the command takes more than ${ANALYSIS_TIME_BUDGET_MS} ms to analyze`);
+    if (monotonicMs() > this.deadline) throw new AnalysisLimitReached(`the command takes more than ${ANALYSIS_TIME_BUDGET_MS} ms to analyze`);
   }
 }

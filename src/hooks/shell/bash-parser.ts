@@ -3,6 +3,7 @@ import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
 import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm, readGrammarWasm } from './grammar-wasm.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
+import { monotonicMs } from '../../monotonic-clock.js';
 
 /**
  * The real bash grammar (tree-sitter-bash) running in web-tree-sitter. Both WebAssembly files
@@ -17,7 +18,7 @@ export type ParseResult =
 export interface BashParser {
   /**
    * Parses one script. `nodeBudget` is what is left of the analysis' node allowance; `deadline`
-   * (performance.now()) is when the analysis as a whole gives up.
+   * (monotonicMs()) is when the analysis as a whole gives up.
    */
   parse(source: string, nodeBudget: number, deadline?: number): ParseResult;
 }
@@ -44,9 +45,9 @@ class TreeSitterBashParser implements BashParser {
     if (cached !== undefined) return cached.descendants > nodeBudget || cached.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: cached.root, nodes: cached.nodes };
     let tree;
     if (source.length > TIMED_PARSE_LENGTH) {
-      const deadline = Math.min(performance.now() + PARSE_TIME_BUDGET_MS, analysisDeadline);
+      const deadline = Math.min(monotonicMs() + PARSE_TIME_BUDGET_MS, analysisDeadline);
       // Returning true cancels the parse (the typings say void; the runtime reads the value).
-      tree = this.parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
+      tree = this.parser.parse(source, null, { progressCallback: () => monotonicMs() > deadline });
     } else {
       tree = this.parser.parse(source);
     }
