@@ -14,148 +14,175 @@ import { isRfc3339MillisUtc } from './rfc3339.js';
 
 export const LEDGER_FORMAT = 'svc.ledger.v0';
 
-const sha256 = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex>');
-const identifier = z.string().regex(/^[A-Za-z0-9._:@\/+-]{1,200}$/, 'expected an identifier of 1-200 safe characters');
-const base64Of32Bytes = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes');
-const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a snake_case reason code');
-const text = z.string().max(16_384);
+const ACTION_SOURCES = ['proxy', 'sdk', 'hook', 'mcp', 'playground'] as const;
+export type ActionSource = (typeof ACTION_SOURCES)[number];
 
+/**
+ * The data schemas, one per record type, built on first use: hot paths check records with the
+ * hand-written rules of catalogue-guard.ts and reach zod only to word a problem, so a process
+ * that checks none (a hook) does not pay for building some two hundred schemas as it starts.
+ */
+function buildEventDataSchemas() {
+  const sha256 = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex>');
+  const identifier = z.string().regex(/^[A-Za-z0-9._:@\/+-]{1,200}$/, 'expected an identifier of 1-200 safe characters');
+  const base64Of32Bytes = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes');
+  const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a snake_case reason code');
+  const text = z.string().max(16_384);
 
-export const publicKeyEntrySchema = z.strictObject({
-  name: z.string().regex(/^[^\s+]{1,200}$/, 'a key name has no whitespace or "+"'),
-  alg: z.literal('Ed25519'),
-  publicKey: base64Of32Bytes,
-});
+  const publicKeyEntrySchema = z.strictObject({
+    name: z.string().regex(/^[^\s+]{1,200}$/, 'a key name has no whitespace or "+"'),
+    alg: z.literal('Ed25519'),
+    publicKey: base64Of32Bytes,
+  });
 
-const actionSourceSchema = z.enum(['proxy', 'sdk', 'hook', 'mcp', 'playground']);
-export type ActionSource = z.infer<typeof actionSourceSchema>;
+  const actionSourceSchema = z.enum(ACTION_SOURCES);
 
-/** The fields of a normalized action (SPEC.md 2.1) that reducers and forensics read. */
-const recordedActionSchema = z.looseObject({
-  schemaVersion: z.literal('svc.action.v0'),
-  actor: z.looseObject({ agentId: text, humanOwner: text.optional(), runtime: text.optional(), tenant: text }),
-  intent: z.looseObject({ taskId: text, declaredGoal: text.optional() }),
-  capability: z.looseObject({ tool: text, resource: text, payload: z.record(z.string(), z.unknown()) }),
-});
+  /** The fields of a normalized action (SPEC.md 2.1) that reducers and forensics read. */
+  const recordedActionSchema = z.looseObject({
+    schemaVersion: z.literal('svc.action.v0'),
+    actor: z.looseObject({ agentId: text, humanOwner: text.optional(), runtime: text.optional(), tenant: text }),
+    intent: z.looseObject({ taskId: text, declaredGoal: text.optional() }),
+    capability: z.looseObject({ tool: text, resource: text, payload: z.record(z.string(), z.unknown()) }),
+  });
 
-const actionPassClaimsSchema = z.looseObject({
-  iss: text,
-  sub: text,
-  aud: text,
-  iat: numericDateSchema,
-  nbf: numericDateSchema,
-  exp: numericDateSchema,
-  jti: identifier,
-  tenant: text,
-  tool: text,
-  resource: text,
-  actionId: identifier,
-  actionHash: sha256,
-  payloadHash: sha256,
-  policyHash: sha256,
-  decisionSeq: z.number().int().nonnegative(),
-  approvalId: identifier.optional(),
-});
-
-export const eventDataSchemas = {
-  'ledger.genesis': z.looseObject({
-    origin: z.string().regex(/^[^\s]{1,200}$/, 'an origin has no whitespace'),
-    format: z.literal(LEDGER_FORMAT),
-    keys: z.array(publicKeyEntrySchema).min(1).max(16),
-  }),
-  'ledger.checkpoint': z.looseObject({
-    size: z.number().int().nonnegative(),
-    root: base64Of32Bytes,
-    note: z.string().max(65_536),
-  }),
-  'ledger.recovered': z.looseObject({
-    truncatedBytes: z.number().int().nonnegative(),
-    quarantineFile: text,
-    reason: text,
-  }),
-  'config.loaded': z.looseObject({ configHash: sha256, policyHash: sha256 }),
-  'action.received': z.looseObject({
+  const actionPassClaimsSchema = z.looseObject({
+    iss: text,
+    sub: text,
+    aud: text,
+    iat: numericDateSchema,
+    nbf: numericDateSchema,
+    exp: numericDateSchema,
+    jti: identifier,
+    tenant: text,
+    tool: text,
+    resource: text,
     actionId: identifier,
-    source: actionSourceSchema,
-    action: recordedActionSchema,
     actionHash: sha256,
     payloadHash: sha256,
-  }),
-  'policy.decided': z.looseObject({
-    actionId: identifier,
-    decision: z.enum(['allow', 'deny', 'step_up', 'no_opinion']),
-    reasons: z.array(reasonCode).max(64),
-    ruleId: text,
     policyHash: sha256,
-  }),
-  'actionpass.issued': z.looseObject({
-    actionId: identifier,
-    passId: identifier,
-    claims: actionPassClaimsSchema,
-    token: z.string().max(16_384),
-  }),
-  'approval.requested': z.looseObject({
-    actionId: identifier,
-    approvalId: identifier,
-    actionHash: sha256,
-    payloadHash: sha256,
-    hosted: z.boolean(),
-  }),
-  'approval.granted': z.looseObject({
-    actionId: identifier,
-    approvalId: identifier,
-    approvedBy: text,
-    approvedPayloadHash: sha256,
-    artifact: z.string().max(16_384),
-  }),
-  'approval.rejected': z.looseObject({
-    actionId: identifier,
-    approvalId: identifier,
-    rejectedBy: text,
-    reason: text,
-  }),
-  'execution.blocked': z.looseObject({
-    actionId: identifier,
-    reason: reasonCode,
-    approvedPayloadHash: sha256,
-    executedPayloadHash: sha256,
-  }),
-  'execution.completed': z.looseObject({
-    actionId: identifier,
-    passId: identifier,
-    approvedPayloadHash: sha256,
-    executedPayloadHash: sha256,
-    outcome: z.enum(['succeeded', 'failed']),
-    resultHash: sha256,
-  }),
-  'mcp.tool.pinned': z.looseObject({ server: identifier, tool: text, definitionHash: sha256 }),
-  'mcp.tool.changed': z.looseObject({ server: identifier, tool: text, pinnedHash: sha256, presentedHash: sha256 }),
-} as const satisfies Record<EventType, z.ZodType>;
+    decisionSeq: z.number().int().nonnegative(),
+    approvalId: identifier.optional(),
+  });
+
+  return {
+    'ledger.genesis': z.looseObject({
+      origin: z.string().regex(/^[^\s]{1,200}$/, 'an origin has no whitespace'),
+      format: z.literal(LEDGER_FORMAT),
+      keys: z.array(publicKeyEntrySchema).min(1).max(16),
+    }),
+    'ledger.checkpoint': z.looseObject({
+      size: z.number().int().nonnegative(),
+      root: base64Of32Bytes,
+      note: z.string().max(65_536),
+    }),
+    'ledger.recovered': z.looseObject({
+      truncatedBytes: z.number().int().nonnegative(),
+      quarantineFile: text,
+      reason: text,
+    }),
+    'config.loaded': z.looseObject({ configHash: sha256, policyHash: sha256 }),
+    'action.received': z.looseObject({
+      actionId: identifier,
+      source: actionSourceSchema,
+      action: recordedActionSchema,
+      actionHash: sha256,
+      payloadHash: sha256,
+    }),
+    'policy.decided': z.looseObject({
+      actionId: identifier,
+      decision: z.enum(['allow', 'deny', 'step_up', 'no_opinion']),
+      reasons: z.array(reasonCode).max(64),
+      ruleId: text,
+      policyHash: sha256,
+    }),
+    'actionpass.issued': z.looseObject({
+      actionId: identifier,
+      passId: identifier,
+      claims: actionPassClaimsSchema,
+      token: z.string().max(16_384),
+    }),
+    'approval.requested': z.looseObject({
+      actionId: identifier,
+      approvalId: identifier,
+      actionHash: sha256,
+      payloadHash: sha256,
+      hosted: z.boolean(),
+    }),
+    'approval.granted': z.looseObject({
+      actionId: identifier,
+      approvalId: identifier,
+      approvedBy: text,
+      approvedPayloadHash: sha256,
+      artifact: z.string().max(16_384),
+    }),
+    'approval.rejected': z.looseObject({
+      actionId: identifier,
+      approvalId: identifier,
+      rejectedBy: text,
+      reason: text,
+    }),
+    'execution.blocked': z.looseObject({
+      actionId: identifier,
+      reason: reasonCode,
+      approvedPayloadHash: sha256,
+      executedPayloadHash: sha256,
+    }),
+    'execution.completed': z.looseObject({
+      actionId: identifier,
+      passId: identifier,
+      approvedPayloadHash: sha256,
+      executedPayloadHash: sha256,
+      outcome: z.enum(['succeeded', 'failed']),
+      resultHash: sha256,
+    }),
+    'mcp.tool.pinned': z.looseObject({ server: identifier, tool: text, definitionHash: sha256 }),
+    'mcp.tool.changed': z.looseObject({ server: identifier, tool: text, pinnedHash: sha256, presentedHash: sha256 }),
+  } as const satisfies Record<EventType, z.ZodType>;
+}
+
+type EventDataSchemas = ReturnType<typeof buildEventDataSchemas>;
+let builtEventDataSchemas: EventDataSchemas | undefined;
+
+function eventDataSchemas(): EventDataSchemas {
+  builtEventDataSchemas ??= buildEventDataSchemas();
+  return builtEventDataSchemas;
+}
 
 export { EVENT_TYPES, type EventType };
-export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
 
-const streamSchema = z.string().regex(/^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/, 'expected ledger, config, action:<id> or mcp:<name>');
+const STREAM_TEXT = /^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/;
+export type EventData<T extends EventType> = z.infer<EventDataSchemas[T]>;
+
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && EVENT_TYPE_SET.has(value);
+}
 
 function recordSchema<T extends EventType>(type: T) {
   return z.strictObject({
     v: z.literal(0),
     seq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
     ts: z.string().refine(isRfc3339MillisUtc, 'expected RFC 3339 UTC with milliseconds'),
-    stream: streamSchema,
-    prevHash: sha256,
+    stream: z.string().regex(STREAM_TEXT, 'expected ledger, config, action:<id> or mcp:<name>'),
+    prevHash: z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex>'),
     type: z.literal(type),
-    data: eventDataSchemas[type] as (typeof eventDataSchemas)[T],
+    data: eventDataSchemas()[type] as EventDataSchemas[T],
   });
 }
 
-export const ledgerRecordSchema = z.discriminatedUnion(
-  'type',
-  EVENT_TYPES.map((type) => recordSchema(type)) as unknown as [
-    ReturnType<typeof recordSchema<'ledger.genesis'>>,
-    ...ReturnType<typeof recordSchema<EventType>>[],
-  ],
-);
+/**
+ * The whole record catalogue as one declarative zod schema: the statement of the rules that
+ * `checkRecord` implements faster, which tests and the reference verifier hold it to. Built on
+ * first call, as nothing in svc itself validates with it.
+ */
+export function ledgerRecordSchema(): z.ZodDiscriminatedUnion<RecordSchemas> {
+  builtRecordSchema ??= z.discriminatedUnion('type', EVENT_TYPES.map((type) => recordSchema(type)) as unknown as RecordSchemas);
+  return builtRecordSchema;
+}
+
+type RecordSchemas = [ReturnType<typeof recordSchema<'ledger.genesis'>>, ...ReturnType<typeof recordSchema<EventType>>[]];
+let builtRecordSchema: z.ZodDiscriminatedUnion<RecordSchemas> | undefined;
 
 /** One ledger line, parsed. */
 export type LedgerRecord = { [T in EventType]: { v: 0; seq: number; ts: string; stream: string; prevHash: string; type: T; data: EventData<T> } }[EventType];
@@ -193,7 +220,6 @@ export function expectedStream(event: LedgerEvent): string {
 export type RecordCheck = { ok: true; record: LedgerRecord } | { ok: false; message: string };
 
 const ENVELOPE_KEYS = 7;
-const STREAM_TEXT = /^(ledger|config|(action|mcp):[A-Za-z0-9._:@\/+-]{1,200})$/;
 
 /**
  * Validates a parsed record against the catalogue, naming the first offending path.
@@ -209,7 +235,7 @@ export function checkRecord(value: unknown): RecordCheck {
   const envelopeProblem = checkEnvelope(record);
   if (envelopeProblem) return { ok: false, message: envelopeProblem };
   const type = record.type as EventType;
-  const data = eventDataSchemas[type].safeParse(record.data);
+  const data = eventDataSchemas()[type].safeParse(record.data);
   if (!data.success) return { ok: false, message: describeIssue(data.error.issues[0], ['data']) };
   const checked = { ...record, data: data.data } as LedgerRecord;
   const stream = expectedStream(checked);
@@ -252,7 +278,7 @@ function checkEnvelope(record: Record<string, unknown>, streamPattern = true): s
   if (typeof record.ts !== 'string' || !isRfc3339MillisUtc(record.ts)) return 'ts: expected RFC 3339 UTC with milliseconds';
   if (streamPattern && (typeof record.stream !== 'string' || !STREAM_TEXT.test(record.stream))) return 'stream: expected ledger, config, action:<id> or mcp:<name>';
   if (typeof record.prevHash !== 'string' || !isSha256Text(record.prevHash)) return 'prevHash: expected sha256:<64 lowercase hex>';
-  if (typeof record.type !== 'string' || !Object.hasOwn(eventDataSchemas, record.type)) return `type: unknown record type ${String(record.type)}`;
+  if (!isEventType(record.type)) return `type: unknown record type ${String(record.type)}`;
   return undefined;
 }
 
@@ -267,10 +293,10 @@ export function checkEvent(value: unknown): { ok: true; event: LedgerEvent } | {
   const { type, stream, data, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined) return { ok: false, message: `event: unknown key ${extra}` };
-  if (typeof type !== 'string' || !Object.hasOwn(eventDataSchemas, type)) return { ok: false, message: `type: unknown record type ${String(type)}` };
+  if (!isEventType(type)) return { ok: false, message: `type: unknown record type ${String(type)}` };
   // As in checkParsedRecord: data the hand-written rules accept skips zod's copy, loose objects keep every key anyway.
-  if (isCatalogueData(type as EventType, data) && stream === expectedStream(value as LedgerEvent)) return { ok: true, event: value as LedgerEvent };
-  const parsed = eventDataSchemas[type as EventType].safeParse(data);
+  if (isCatalogueData(type, data) && stream === expectedStream(value as LedgerEvent)) return { ok: true, event: value as LedgerEvent };
+  const parsed = eventDataSchemas()[type].safeParse(data);
   if (!parsed.success) return { ok: false, message: describeIssue(parsed.error.issues[0], ['data']) };
   const event = { type, stream, data: parsed.data } as LedgerEvent;
   const expected = expectedStream(event);

@@ -8,7 +8,7 @@ const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 
 /** The declarative verdict: the zod union plus the stream rule. */
 function declarative(value: unknown): boolean {
-  const parsed = ledgerRecordSchema.safeParse(value);
+  const parsed = ledgerRecordSchema().safeParse(value);
   return parsed.success && expectedStream(parsed.data as LedgerRecord) === (parsed.data as LedgerRecord).stream;
 }
 

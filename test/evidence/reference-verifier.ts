@@ -166,7 +166,7 @@ function checkLineBytesUncached(bytes: Buffer): StaticLine {
     canonical = undefined;
   }
   if (canonical !== text) return { code: 'not_canonical' };
-  const parsed = ledgerRecordSchema.safeParse(value);
+  const parsed = ledgerRecordSchema().safeParse(value);
   if (!parsed.success) return { code: 'catalogue' };
   const record = parsed.data as LedgerRecord;
   if (record.stream !== expectedStream(record)) return { code: 'catalogue' };
