@@ -9,7 +9,23 @@ import type { Word } from './word-expansion.js';
 export interface OptionSyntax {
   /** Letters of the short options that take a value. */
   short?: string;
-  /** Long options (without `--`) that take a value. */
+  /**
+   * Letters of the short options whose value, if any, is the rest of their word (`perl -MJSON`,
+   * `git grep -Oless`, `pr -s:`): alone they take nothing, and the next word is never theirs.
+   * Listing a flag or such an option in `short` instead would swallow that next word, which may be
+   * the very file or code the command acts on (`xxd -b .env`, `perl -F -e CODE`).
+   */
+  glued?: string;
+  /**
+   * Letters of short options followed by an optional glued number, after which the cluster goes
+   * on (`perl -lne`, `perl -0777`, `od -w16`, `git log -U5`): `-l` alone takes nothing.
+   */
+  numeric?: string;
+  /**
+   * Long options (without `--`) that take a value in the next word. One whose value is optional
+   * (`--backup[=CONTROL]`, `--color[=WHEN]`) takes it only after `=`, as getopt does, and must not
+   * be listed: `cp --backup .env /tmp/x` copies `.env`.
+   */
   long?: readonly string[];
   /** Options end at the first operand (POSIX style: `find`, `xargs`, `sudo`, wrappers in general). */
   stopAtOperand?: boolean;
@@ -54,6 +70,8 @@ export function parseArguments(words: readonly Word[], syntax: OptionSyntax = {}
   const options: ParsedOption[] = [];
   const operands: Word[] = [];
   const takesShort = syntax.short ?? '';
+  const takesGlued = syntax.glued ?? '';
+  const takesNumber = syntax.numeric ?? '';
   const takesLong = syntax.long ?? [];
   let optionsEnded = false;
   for (let index = 0; index < words.length; index += 1) {
@@ -91,6 +109,18 @@ export function parseArguments(words: readonly Word[], syntax: OptionSyntax = {}
         const rest = text.slice(at + 1);
         const value = rest !== '' ? staticWord(rest) : takeNext();
         options.push(value === undefined ? { name: `-${letter}` } : { name: `-${letter}`, value });
+        break;
+      }
+      if (takesNumber.includes(letter)) {
+        // Digits, hexadecimal after `x` (`perl -0x1F`), or ruby's `-W:category`, which runs to the end.
+        const number = /^(?::.*|x[0-9A-Fa-f]+|[0-9]*)/s.exec(text.slice(at + 1))?.[0] ?? '';
+        options.push(number === '' ? { name: `-${letter}` } : { name: `-${letter}`, value: staticWord(number) });
+        at += number.length;
+        continue;
+      }
+      if (takesGlued.includes(letter)) {
+        const rest = text.slice(at + 1);
+        options.push(rest === '' ? { name: `-${letter}` } : { name: `-${letter}`, value: staticWord(rest) });
         break;
       }
       options.push({ name: `-${letter}` });

@@ -12,8 +12,10 @@ import { argumentsOf, isRemotePath, landingPlace, remoteFileHere, reportEach } f
  * of everything under it) and a write of the link name; later commands of the line see the link.
  */
 
-const COPY_SYNTAX: OptionSyntax = { short: 'tS', long: ['target-directory', 'suffix', 'backup', 'preserve', 'no-preserve', 'sparse', 'reflink', 'context', 'update'] };
-const INSTALL_SYNTAX: OptionSyntax = { short: 'gmotSC', long: ['group', 'mode', 'owner', 'target-directory', 'suffix', 'strip-program', 'context', 'backup'] };
+// --backup, --preserve, --reflink, --context and --update take a value only after `=`.
+const COPY_SYNTAX: OptionSyntax = { short: 'tS', long: ['target-directory', 'suffix', 'no-preserve', 'sparse'] };
+// install -C (--compare) is a flag; --context and --backup take a value only after `=`.
+const INSTALL_SYNTAX: OptionSyntax = { short: 'gmotS', long: ['group', 'mode', 'owner', 'target-directory', 'suffix', 'strip-program'] };
 
 function copier(mode: 'copy' | 'move' | 'install'): CommandConvention {
   return {
@@ -56,7 +58,7 @@ function splitDestination(context: CommandContext, operands: readonly Word[], ta
 /** ln: `ln target`, `ln target link`, `ln targets… dir`, `ln -t dir targets…`. */
 const LINK: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'tS', long: ['target-directory', 'suffix', 'backup'] });
+    const parsed = parseArguments(argumentsOf(context), { short: 'tS', long: ['target-directory', 'suffix'] });
     const symbolic = parsed.has('-s', '--symbolic');
     let pairs: { target: Word; link: Word }[];
     const targetDirectory = parsed.last('-t', '--target-directory');
