@@ -17,6 +17,10 @@ interface InterpreterSpec {
   /** Letters of other short options that take a value, and long ones. */
   short?: string;
   long?: readonly string[];
+  /** Letters of short options that take only the rest of their word (`perl -MJSON`, `perl -F:`), never the next one. */
+  glued?: string;
+  /** Letters of short options followed by an optional glued number (`perl -l0`, `perl -0777`), after which the cluster goes on. */
+  numeric?: string;
   /** Options whose value is a script file (`php -f`). */
   scriptOptions?: readonly string[];
   /** Options after which the operands are arguments of a library module (`python -m`). */
@@ -36,7 +40,7 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
       // `python -m pdb -c cmd x.py`: the words after `-m MODULE` are the module's, not the interpreter's options.
       const moduleWords = spec.moduleOptions === undefined ? [] : moduleArguments(words);
       const ownWords = words.slice(0, words.length - moduleWords.length);
-      const parsed = parseArguments(ownWords, { short: spec.short ?? '', long: spec.long ?? [], stopAtOperand: true });
+      const parsed = parseArguments(ownWords, { short: spec.short ?? '', glued: spec.glued ?? '', numeric: spec.numeric ?? '', long: spec.long ?? [], stopAtOperand: true });
       reportEach(context, 'read', parsed.values(...(spec.readOptions ?? [])), `${context.program} option file`);
       for (const module of parsed.values(...(spec.preloadOptions ?? []))) if (module.value?.startsWith('.') || module.value?.startsWith('/')) context.file('execute', module, `${context.program} preload`);
       const codes = parsed.values(...spec.code);
@@ -231,8 +235,10 @@ const NODE = interpreter({
   readOptions: ['--env-file', '--env-file-if-exists'],
   preloadOptions: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
 });
-const PERL = interpreter({ code: ['-e', '-E'], short: 'eEIMmlF0dDCx', lineModes: true });
-const RUBY = interpreter({ code: ['-e'], short: 'eIrCEFWx0', long: ['encoding', 'external-encoding', 'internal-encoding', 'enable', 'disable', 'dump'], lineModes: true });
+// perl's -l, -0, -F, -M, -m, -d, -D, -C and -x take only what is glued to them: `perl -l -e CODE` runs CODE.
+const PERL = interpreter({ code: ['-e', '-E'], short: 'eEI', glued: 'FdDCxMm', numeric: 'l0', lineModes: true });
+// ruby's -W, -x, -0, -F and -T take only what is glued to them: `ruby -W -e CODE` runs CODE.
+const RUBY = interpreter({ code: ['-e'], short: 'eIrCEX', glued: 'Fx', numeric: 'W0T', long: ['encoding', 'external-encoding', 'internal-encoding', 'enable', 'disable', 'dump'], lineModes: true });
 const PHP_INTERPRETER = interpreter({ code: ['-r', '-B', '-R', '-E'], short: 'rBREfdcStz', scriptOptions: ['-f'], readOptions: ['-c'] });
 
 /** php, and `php -S addr [-t root]`: the built-in web server serves everything under its document root. */
@@ -252,7 +258,7 @@ const PHP: CommandConvention = {
 const OSASCRIPT = interpreter({ code: ['-e'], short: 'els' });
 const LUA = interpreter({ code: ['-e'], short: 'el' });
 const RSCRIPT = interpreter({ code: ['-e'], long: ['default-packages'] });
-const JULIA = interpreter({ code: ['-e', '-E', '--eval', '--print'], short: 'eELJCOpt', long: ['eval', 'print', 'load', 'project', 'sysimage', 'threads', 'procs', 'optimize'] });
+const JULIA = interpreter({ code: ['-e', '-E', '--eval', '--print'], short: 'eELJCpt', numeric: 'O', long: ['eval', 'print', 'load', 'project', 'sysimage', 'threads', 'procs'] });
 const POWERSHELL = interpreter({ code: ['-c', '-Command', '-command', '-EncodedCommand', '-e', '-ec'], scriptOptions: ['-File', '-file', '-f'], short: 'cef', long: ['Command', 'command', 'File', 'file', 'EncodedCommand', 'ExecutionPolicy', 'WorkingDirectory', 'ConfigurationName', 'OutputFormat', 'InputFormat', 'WindowStyle', 'Version', 'SettingsFile'] });
 const TCL = interpreter({ code: [] });
 
