@@ -165,7 +165,8 @@ const VIM: CommandConvention = {
     const parsed = parseArguments(
       words.filter((word) => !commands.includes(word)),
       // `-s` takes a keystroke file only outside Ex mode (`-es` is silent Ex mode); -o, -O, -p, -V, -r take optional glued values.
-      { short: 'cSuUwWiTt', long: ['cmd', 'startuptime', 'remote', 'remote-silent', 'remote-wait', 'remote-send', 'remote-expr', 'servername', 'listen', 'clean', 'api-info', 'headless', 'embed'] },
+      // `--headless`, `--embed`, `--clean` and `--api-info` are flags, and `--remote*` take the files that follow as operands.
+      { short: 'cSuUwWiTt', long: ['cmd', 'startuptime', 'remote-send', 'remote-expr', 'servername', 'listen'] },
     );
     for (const command of [...commands, ...parsed.values('-c', '--cmd', '--remote-send', '--remote-expr')]) code(context, command, `${context.program} command`);
     for (const script of parsed.values('-S', '-u', '-U')) {

@@ -234,14 +234,16 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     showBlob(context, words, 'git diff');
   },
   difftool: (context, words) => {
-    const parsed = parseArguments(words, { short: 'xty', long: ['extcmd', 'tool'] });
+    const parsed = parseArguments(words, { short: 'xt', long: ['extcmd', 'tool'] });
     for (const command of parsed.values('-x', '--extcmd')) runCode(context, command, 'git difftool --extcmd');
     showBlob(context, words, 'git difftool');
   },
   grep: (context, words) => {
     const { before, paths } = splitPathspecs(words);
-    const parsed = parseArguments(before, { short: 'efABCmO', long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'max-depth', 'threads', 'open-files-in-pager'] });
+    // `-O[<pager>]`, `--open-files-in-pager[=<pager>]`: the value is glued or after `=`, and is a shell command.
+    const parsed = parseArguments(before, { short: 'efABCm', glued: 'O', long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'max-depth', 'threads'] });
     reportEach(context, 'read', parsed.values('-f', '--file'), 'git grep pattern file');
+    for (const pager of parsed.values('-O', '--open-files-in-pager')) runCode(context, pager, 'git grep --open-files-in-pager');
     const patternGiven = parsed.has('-e', '--regexp', '-f', '--file');
     const operands = patternGiven ? parsed.operands : parsed.operands.slice(1);
     blobReferences(context, operands, 'git grep', true);
@@ -280,7 +282,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   checkout: (context, words) => {
     const { before, paths } = splitPathspecs(words);
-    const parsed = parseArguments(before, { short: 'bBt', long: ['orphan', 'track', 'conflict', 'pathspec-from-file'] });
+    // `-t`/`--track[=…]` take no value of their own: the next word is the start point.
+    const parsed = parseArguments(before, { short: 'bB', long: ['orphan', 'conflict', 'pathspec-from-file'] });
     reportEach(context, 'read', parsed.values('--pathspec-from-file'), 'git checkout --pathspec-from-file');
     // `git checkout REV file` without `--`: the words after the revision that are paths.
     const existing = parsed.operands.slice(1).filter((word) => context.kindOf(word) !== undefined);
@@ -444,14 +447,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     unguardedRepository(context, parsed, 'git clone');
   },
   init: (context, words) => {
-    const parsed = parseArguments(words, { long: ['template', 'separate-git-dir', 'object-format', 'ref-format', 'initial-branch', 'shared'], short: 'b' });
+    const parsed = parseArguments(words, { long: ['template', 'separate-git-dir', 'object-format', 'ref-format', 'initial-branch'], short: 'b' });
     unguardedRepository(context, parsed, 'git init');
   },
   fetch: (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'refmap', 'server-option', 'negotiation-tip', 'filter', 'jobs', 'recurse-submodules-default', 'submodule-prefix'], short: 'jo' }), ['--upload-pack'], 'git fetch --upload-pack'),
   pull: (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'server-option', 'strategy', 'strategy-option', 'jobs'], short: 'sXj' }), ['--upload-pack'], 'git pull --upload-pack'),
   'ls-remote': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' }), ['-u', '--upload-pack'], 'git ls-remote --upload-pack'),
   'fetch-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'exec', 'depth'] }), ['--upload-pack', '--exec'], 'git fetch-pack --upload-pack'),
-  push: (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec', 'repo', 'push-option', 'signed', 'force-with-lease', 'recurse-submodules'], short: 'o' }), ['--receive-pack', '--exec'], 'git push --receive-pack'),
+  push: (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec', 'repo', 'push-option', 'recurse-submodules'], short: 'o' }), ['--receive-pack', '--exec'], 'git push --receive-pack'),
   'send-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec'] }), ['--receive-pack', '--exec'], 'git send-pack --receive-pack'),
   'credential-store': (context, words) => {
     const parsed = parseArguments(words, { long: ['file'] });
@@ -615,7 +618,9 @@ function unknownSubcommand(context: CommandContext, name: string, words: readonl
 function showBlob(context: CommandContext, words: readonly Word[], via: string): void {
   const { before, paths } = splitPathspecs(words);
   blobReferences(context, before, via);
-  const parsed = parseArguments(before, { short: 'nLSGOU', long: ['format', 'pretty', 'author', 'committer', 'grep', 'since', 'until', 'after', 'before', 'max-count', 'skip', 'output', 'relative', 'diff-filter', 'encoding', 'date', 'abbrev', 'ignore-rev', 'ignore-revs-file', 'contents', 'word-diff', 'word-diff-regex', 'color-words', 'src-prefix', 'dst-prefix', 'line-prefix', 'unified', 'inter-hunk-context', 'stat'] });
+  // `-U[<n>]`, `--unified`, `--pretty`, `--stat`, `--relative`, `--abbrev`, `--word-diff` and
+  // `--color-words` take a value only glued or after `=`: `git diff -U .env` prints .env's changes.
+  const parsed = parseArguments(before, { short: 'nLSGO', numeric: 'U', long: ['format', 'author', 'committer', 'grep', 'since', 'until', 'after', 'before', 'max-count', 'skip', 'output', 'diff-filter', 'encoding', 'date', 'ignore-rev', 'ignore-revs-file', 'contents', 'word-diff-regex', 'src-prefix', 'dst-prefix', 'line-prefix', 'inter-hunk-context'] });
   reportEach(context, 'read', parsed.values('--ignore-revs-file', '--contents'), `${via} option file`);
   reportEach(context, 'write', parsed.values('--output'), `${via} --output`);
   pathReads(context, parsed.operands, paths, `${via} pathspec`);
@@ -669,7 +674,8 @@ function stagedListRead(context: CommandContext, lists: readonly Word[], via: st
 /** `-F file` / `--file=file` / `-t template`: a message read from a file. */
 function messageFiles(context: CommandContext, words: readonly Word[], via: string): ParsedArguments {
   // `-S[keyid]` and `--gpg-sign[=keyid]` take a key only glued to them: `commit -S -m x` signs and has a message.
-  const parsed = parseArguments(words, { short: 'FtmcCu', long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file', 'strategy', 'strategy-option'] });
+  // `-u[<mode>]` takes only a glued mode.
+  const parsed = parseArguments(words, { short: 'FtmcC', glued: 'u', long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file', 'strategy', 'strategy-option'] });
   reportEach(context, 'read', parsed.values('-F', '--file', '-t', '--template', '--pathspec-from-file'), `${via} message file`);
   return parsed;
 }

@@ -11,7 +11,8 @@ import { argumentsOf, isUrl, remoteFileHere, reportEach, reportLocalUrl } from '
  * are reads.
  */
 
-const CURL_VALUE_SHORT = 'oTdFKbcDeEHuUxXAyYzCwmrtQPhq';
+// `-q` (skip .curlrc) and `-h` are flags: as value-taking they would swallow `-T .env`.
+const CURL_VALUE_SHORT = 'oTdFKbcDeEHuUxXAyYzCwmrtQP';
 const CURL_VALUE_LONG = [
   'output', 'upload-file', 'data', 'data-ascii', 'data-binary', 'data-raw', 'data-urlencode', 'json', 'form', 'form-string', 'config', 'cookie', 'cookie-jar', 'dump-header',
   'cacert', 'capath', 'cert', 'key', 'pubkey', 'crlfile', 'netrc-file', 'trace', 'trace-ascii', 'stderr', 'header', 'user', 'proxy-user', 'proxy', 'request', 'user-agent',

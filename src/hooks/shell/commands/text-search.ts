@@ -56,12 +56,18 @@ function ripgrepHandler(context: CommandContext): void {
   else reportEach(context, 'read', paths, `${context.program} argument`, tree);
 }
 
-const AG_SYNTAX = { short: 'GmABCpg', long: ['file-search-regex', 'ignore', 'ignore-dir', 'max-count', 'after', 'before', 'context', 'depth', 'path-to-ignore', 'pager'] };
+// ag's long --after, --before and --context take their number only after `=`.
+const AG_SYNTAX = { short: 'GmABCpg', long: ['file-search-regex', 'ignore', 'ignore-dir', 'max-count', 'depth', 'path-to-ignore', 'pager'] };
 
 /** The silver searcher and ack: recursive searchers whose first operand is the pattern. */
 function agHandler(context: CommandContext): void {
   const parsed = parseArguments(argumentsOf(context), AG_SYNTAX);
   reportEach(context, 'read', parsed.values('-p', '--path-to-ignore'), `${context.program} ignore file`);
+  // `--pager COMMAND`: ag and ack open their output with it through a shell.
+  for (const pager of parsed.values('--pager')) {
+    if (pager.value === undefined) context.dynamic('execute', pager.text, pager.reason, `${context.program} --pager`);
+    else context.script(pager.value, `${context.program} --pager`);
+  }
   // `-g PATTERN` matches file names only: a listing, no content read.
   if (parsed.has('-g')) return;
   const listing = parsed.has('-f', '--files');
