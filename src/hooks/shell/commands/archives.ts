@@ -142,7 +142,7 @@ const ZIP: CommandConvention = {
       if (attached !== undefined) runCode(context, staticWord(attached), 'zip -TT test command');
       else rest.push(word);
     }
-    const parsed = parseArguments(rest, { short: 'bntOPZsA', long: ['temp-path', 'suffixes', 'output-file', 'password', 'compression-method', 'split-size', 'from-date', 'before-date'] });
+    const parsed = parseArguments(rest, { short: 'bntOPZs', long: ['temp-path', 'suffixes', 'output-file', 'password', 'compression-method', 'split-size', 'from-date', 'before-date'] });
     const [archive, ...files] = parsed.operands;
     if (archive !== undefined) {
       const named = archive.value !== undefined && posix.extname(archive.value) === '' ? staticWord(`${archive.value}.zip`) : archive;
@@ -215,7 +215,9 @@ const COMPRESSED_SUFFIXES: [string, string][] = [
 function compressor(spec: Compressor): CommandConvention {
   return {
     handler(context) {
-      const parsed = parseArguments(argumentsOf(context), { short: 'SoTbBLMD', long: ['suffix', 'output', 'threads', 'memlimit', 'memory', 'format', 'block-size', 'dict'] });
+      // zstd and lz4 glue their numbers (`-T0`, `-B4`, `-b19`); xz's `-T 4` then reads as a flag and a file named 4,
+      // which is harmless, where the other way round a flag would swallow the file. A dictionary (`-D dict`) is a file read.
+      const parsed = parseArguments(argumentsOf(context), { short: 'So', numeric: 'bBTML', long: ['suffix', 'output', 'threads', 'memlimit', 'memory', 'format', 'block-size'] });
       const toStdout = parsed.has('-c', '--stdout', '--to-stdout');
       const testing = parsed.has('-t', '--test', '-l', '--list');
       const decompress = spec.decompresses || parsed.has('-d', '--decompress', '--uncompress');
@@ -251,7 +253,7 @@ function stripSuffix(name: string, suffix: string): string {
  */
 const CPIO: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'FOIHEMRCD', long: ['file', 'format', 'pattern-file', 'message', 'owner', 'io-size', 'directory', 'rsh-command', 'block-size', 'device-independent', 'renumber-inodes'] });
+    const parsed = parseArguments(argumentsOf(context), { short: 'FOIHEMRCD', long: ['file', 'format', 'pattern-file', 'message', 'owner', 'io-size', 'directory', 'rsh-command', 'block-size'] });
     for (const command of parsed.values('--rsh-command')) context.dynamic('execute', command.value ?? command.text, command.value === undefined ? command.reason : 'interpreter_code', 'cpio --rsh-command');
     reportEach(context, 'read', parsed.values('-E', '--pattern-file'), 'cpio --pattern-file');
     const archive = parsed.values('-F', '--file', '-O', '-I');

@@ -86,7 +86,8 @@ function build(context: CommandContext, words: readonly Word[]): void {
 }
 
 function run(context: CommandContext, words: readonly Word[]): void {
-  const parsed = parseArguments(words, { short: 'veplwuhmaci', long: RUN_VALUE_LONG, stopAtOperand: true });
+  // `-i` (--interactive) is a flag: taken as value-taking it hid the `-v` after it.
+  const parsed = parseArguments(words, { short: 'veplwuhmac', long: RUN_VALUE_LONG, stopAtOperand: true });
   reportEach(context, 'read', parsed.values('--env-file', '--label-file'), 'docker run option file');
   reportEach(context, 'write', parsed.values('--cidfile'), 'docker run --cidfile');
   for (const volume of parsed.values('-v', '--volume')) bindMount(context, volume, 'docker run --volume');

@@ -1,5 +1,6 @@
 import { parseArguments } from '../argument-parser.js';
 import type { CommandConvention } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
 import { argumentsOf, reportEach } from './operands.js';
 
 /**
@@ -11,9 +12,11 @@ import { argumentsOf, reportEach } from './operands.js';
 const GH: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
+    // Letters that are a flag in some subcommand are not listed (`-w` --web, `-f` --fill, `-p`
+    // gist's --public, `-e` --editor): a value taken for a flag's would hide the file after it.
     const parsed = parseArguments(words, {
-      short: 'bFftRmlaqrHpXjeBLsAwS',
-      long: ['body', 'body-file', 'title', 'repo', 'input', 'notes', 'notes-file', 'field', 'raw-field', 'header', 'jq', 'template', 'method', 'base', 'head', 'label', 'assignee', 'reviewer', 'milestone', 'project', 'hostname', 'limit', 'state', 'search', 'json', 'author', 'branch', 'desc', 'filename', 'target', 'workflow', 'ref', 'message', 'subject'],
+      short: 'bFtRmlaqrHXjBLsAS',
+      long: ['body', 'body-file', 'title', 'repo', 'input', 'notes', 'notes-file', 'field', 'raw-field', 'header', 'jq', 'template', 'method', 'base', 'head', 'label', 'assignee', 'reviewer', 'milestone', 'project', 'hostname', 'limit', 'state', 'search', 'json', 'author', 'branch', 'desc', 'filename', 'target', 'workflow', 'ref', 'message', 'subject', 'env-file'],
     });
     reportEach(context, 'read', parsed.values('-F', '--body-file', '--input', '--notes-file').filter((word) => word.value !== undefined && !word.value.includes('=')), 'gh option file');
     for (const field of parsed.values('-F', '--field')) {
@@ -24,7 +27,26 @@ const GH: CommandConvention = {
     if (group?.value === 'release' && action?.value === 'upload') reportEach(context, 'read', rest.slice(1), 'gh release upload');
     if (group?.value === 'release' && action?.value === 'create') reportEach(context, 'read', rest.slice(1), 'gh release create asset');
     if (group?.value === 'gist' && action?.value === 'create') reportEach(context, 'read', rest, 'gh gist create');
+    // `gh secret set -f .env` uploads every value of a dotenv file; `ssh-key add`/`gpg-key add` upload a key file.
+    if ((group?.value === 'secret' || group?.value === 'variable') && action?.value === 'set') {
+      reportEach(context, 'read', [...parsed.values('--env-file'), ...wordsAfter(words, '-f')], `gh ${group.value} set --env-file`);
+    }
+    if ((group?.value === 'ssh-key' || group?.value === 'gpg-key') && action?.value === 'add') reportEach(context, 'read', rest, `gh ${group.value} add`);
+    // An alias (`!cmd`, `--shell`) or a setting (editor, pager, browser) is a shell command a later gh runs.
+    if ((group?.value === 'alias' && (action?.value === 'set' || action?.value === 'import')) || (group?.value === 'config' && action?.value === 'set')) {
+      context.dynamic('execute', words.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', `gh ${group.value} ${action.value} (a command a later gh may run)`);
+    }
   },
 };
+
+/** The words that follow `flag` (each time it appears alone), for a letter that takes a value in only some subcommands. */
+function wordsAfter(words: readonly Word[], flag: string): Word[] {
+  const found: Word[] = [];
+  words.forEach((word, index) => {
+    const next = words[index + 1];
+    if (word.value === flag && next !== undefined) found.push(next);
+  });
+  return found;
+}
 
 export const GITHUB_CLI: Record<string, CommandConvention> = { gh: GH };

@@ -43,7 +43,8 @@ const ENV: CommandConvention = {
   wrapper: true,
   handler(context) {
     const words = argumentsOf(context);
-    const parsed = parseArguments(words, { short: 'uCS', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], stopAtOperand: true });
+    // --block-signal, --default-signal and --ignore-signal take their signals only after `=`.
+    const parsed = parseArguments(words, { short: 'uCS', long: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
     let homeReassigned = false;
     let index = 0;
     const operands = parsed.operands;
@@ -75,7 +76,8 @@ const ENV: CommandConvention = {
 const SUDO: CommandConvention = {
   wrapper: true,
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'ugCDprtTUcRh', long: ['user', 'group', 'close-from', 'chdir', 'prompt', 'role', 'type', 'command-timeout', 'other-user', 'login-class', 'chroot', 'host'], stopAtOperand: true });
+    // `-h` alone is help; a host is glued to it.
+    const parsed = parseArguments(argumentsOf(context), { short: 'ugCDprtTUcR', glued: 'h', long: ['user', 'group', 'close-from', 'chdir', 'prompt', 'role', 'type', 'command-timeout', 'other-user', 'login-class', 'chroot', 'host'], stopAtOperand: true });
     if (parsed.has('-e', '--edit')) {
       for (const file of parsed.operands) {
         context.file('read', file, 'sudo -e');
@@ -107,8 +109,10 @@ const XARGS: CommandConvention = {
   wrapper: true,
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), {
-      short: 'ILnPsdEaiel',
-      long: ['replace', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'eof', 'arg-file', 'process-slot-var'],
+      // -i[R], -e[EOF], -l[N] and --replace, --eof, --max-lines take their value only glued or after `=`.
+      short: 'ILnPsdEa',
+      glued: 'iel',
+      long: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
       stopAtOperand: true,
     });
     reportEach(context, 'read', parsed.values('-a', '--arg-file'), 'xargs --arg-file');
@@ -140,7 +144,8 @@ const COMMAND: CommandConvention = {
 const WATCH: CommandConvention = {
   wrapper: true,
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'nqd', long: ['interval', 'differences', 'equexit', 'precise'], stopAtOperand: true });
+    // -d[permanent] takes only a glued value, --differences one after `=`, and --precise is a flag.
+    const parsed = parseArguments(argumentsOf(context), { short: 'nq', glued: 'd', long: ['interval', 'equexit'], stopAtOperand: true });
     const [first, ...rest] = parsed.operands;
     if (first === undefined) return;
     if (parsed.has('-x', '--exec')) context.run(parsed.operands);
@@ -267,7 +272,8 @@ const DOTENV: CommandConvention = {
 /** Static file servers (http-server, serve): everything under the served directory is readable by whoever connects. */
 const FILE_SERVER: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'paecCKPlts', long: ['port', 'address', 'cors', 'cert', 'key', 'proxy', 'listen', 'config', 'username', 'password', 'ext', 'tls-cert', 'tls-key', 'tls-passphrase'] });
+    // `-s` is a flag of both http-server (--silent) and serve (--single).
+    const parsed = parseArguments(argumentsOf(context), { short: 'paecCKPlt', long: ['port', 'address', 'cors', 'cert', 'key', 'proxy', 'listen', 'config', 'username', 'password', 'ext', 'tls-cert', 'tls-key', 'tls-passphrase'] });
     context.file('read', parsed.operands[0] ?? staticWord('.'), `${context.program} (served directory)`, { recursive: true });
   },
 };
@@ -305,7 +311,8 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   chrt: simpleWrapper({ short: 'T', long: ['sched-runtime', 'sched-period', 'sched-deadline'] }, { skipOperands: 1 }),
   taskset: simpleWrapper({}, { skipOperands: 1 }),
   // nsenter's -r and -w take a value only attached (`-w/dir`): alone they are flags.
-  nsenter: simpleWrapper({ short: 'tSG', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
+  // --root[=dir] and --wd[=dir] take their directory only after `=`.
+  nsenter: simpleWrapper({ short: 'tSG', long: ['target', 'setuid', 'setgid'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
   unshare: simpleWrapper({ long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd'] }, { changes: (parsed) => directoryChange(parsed.last('--wd')) }),
   chroot: {
     wrapper: true,
@@ -323,8 +330,8 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   builtin: simpleWrapper({}),
   exec: simpleWrapper({ short: 'a' }),
   coproc: simpleWrapper({}),
-  strace: simpleWrapper({ short: 'oepsuEPIOSXbA', long: ['output', 'trace', 'signal', 'attach', 'string-limit', 'user', 'env', 'trace-path'] }, { writeOptions: ['-o', '--output'] }),
-  ltrace: simpleWrapper({ short: 'oepsuEnaAlLxX', long: ['output', 'indent', 'align', 'library'] }, { writeOptions: ['-o', '--output'] }),
+  strace: simpleWrapper({ short: 'oepsuEPIOSXb', long: ['output', 'trace', 'signal', 'attach', 'string-limit', 'user', 'env', 'trace-path'] }, { writeOptions: ['-o', '--output'] }),
+  ltrace: simpleWrapper({ short: 'oepsuEnaAlxX', long: ['output', 'indent', 'align', 'library'] }, { writeOptions: ['-o', '--output'] }),
   valgrind: simpleWrapper({}),
   xargs: XARGS,
   watch: WATCH,
@@ -344,7 +351,7 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   parallel: CODE_RUNNER,
   // Wrappers that run their operands as a command, after options of their own.
   setpriv: simpleWrapper({ long: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'ruid', 'euid', 'rgid', 'egid'] }),
-  setarch: simpleWrapper({ short: 'B' }, { skipOperands: 1 }),
+  setarch: simpleWrapper({}, { skipOperands: 1 }),
   linux32: simpleWrapper({}),
   linux64: simpleWrapper({}),
   prlimit: simpleWrapper({ short: 'p', long: ['pid', 'output'] }),
