@@ -72,7 +72,8 @@ function editor(syntax: OptionSyntax): CommandConvention {
  */
 const PATCH: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'iopdDrBFVYzgFlLM', long: ['input', 'output', 'strip', 'directory', 'ifdef', 'reject-file', 'prefix', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format', 'merge'] });
+    // -l (--ignore-whitespace) is a flag and --merge[=STYLE] takes its value only after `=`.
+    const parsed = parseArguments(argumentsOf(context), { short: 'iopdDrBFVYzg', long: ['input', 'output', 'strip', 'directory', 'ifdef', 'reject-file', 'prefix', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format'] });
     reportEach(context, 'read', parsed.values('-i', '--input'), 'patch input');
     const [original, patchFile] = parsed.operands;
     if (patchFile !== undefined) context.file('read', patchFile, 'patch input');
@@ -94,8 +95,8 @@ export const FILE_WRITERS: Record<string, CommandConvention> = {
   patch: PATCH,
   touch: writer({ short: 'dtr', long: ['date', 'reference', 'time'] }, ['-r', '--reference']),
   truncate: writer({ short: 'sr', long: ['size', 'reference'] }, ['-r', '--reference']),
-  mkdir: writer({ short: 'm', long: ['mode', 'context'] }, [], (context, operands) => operands.forEach((word) => context.created(word))),
-  mkfifo: writer({ short: 'm', long: ['mode', 'context'] }),
+  mkdir: writer({ short: 'm', long: ['mode'] }, [], (context, operands) => operands.forEach((word) => context.created(word))),
+  mkfifo: writer({ short: 'm', long: ['mode'] }),
   chmod: attributeChanger('mode'),
   chown: attributeChanger('owner'),
   chgrp: attributeChanger('owner'),
@@ -107,7 +108,8 @@ export const FILE_WRITERS: Record<string, CommandConvention> = {
   shred: {
     handler(context) {
       // shred overwrites the content (through a symlink too) and with -u removes the file.
-      const parsed = parseArguments(argumentsOf(context), { short: 'ns', long: ['iterations', 'size', 'random-source', 'remove'] });
+      // --remove[=HOW] takes its value only after `=`.
+      const parsed = parseArguments(argumentsOf(context), { short: 'ns', long: ['iterations', 'size', 'random-source'] });
       reportEach(context, 'read', parsed.values('--random-source'), 'shred --random-source');
       reportEach(context, 'delete', parsed.operands, 'shred argument');
     },
