@@ -39,7 +39,7 @@ type Meaning =
   | 'git-config-location'
   /** A file git appends its traces to when the value is an absolute path (`GIT_TRACE=/abs/file`). */
   | 'trace-file'
-  /** A file of command-line options (ripgrep's), which may widen what the program reads: `--hidden`, `--no-ignore`. */
+  /** A file of command-line options (ripgrep's, curl's .curlrc, a wgetrc), which may widen what the program reads: `--hidden`, `upload-file = .env`. */
   | 'options-file'
   /**
    * Where git takes programs or hooks from: `GIT_EXEC_PATH` (`git zz` runs `$GIT_EXEC_PATH/git-zz`),
@@ -87,6 +87,9 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_COMMON_DIR: 'git-config-location',
   XDG_CONFIG_HOME: 'git-config-location',
   RIPGREP_CONFIG_PATH: 'options-file',
+  // curl reads $CURL_HOME/.curlrc, wget the wgetrc WGETRC names: options that may name any file to upload.
+  CURL_HOME: 'options-file',
+  WGETRC: 'options-file',
   GIT_EXEC_PATH: 'git-programs',
   GIT_TEMPLATE_DIR: 'git-programs',
 };

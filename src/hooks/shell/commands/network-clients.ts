@@ -20,17 +20,39 @@ const CURL_VALUE_LONG = [
   'etag-compare', 'hsts', 'alt-svc', 'libcurl', 'ciphers', 'resolve', 'connect-to', 'interface', 'limit-rate', 'max-filesize', 'oauth2-bearer', 'variable', 'expand-url',
   'aws-sigv4', 'ssl-sessions', 'ech', 'cert-type', 'key-type', 'mail-from', 'mail-rcpt', 'quote', 'ftp-port', 'telnet-option', 'retry-delay', 'retry-max-time', 'speed-limit',
   'speed-time', 'local-port', 'dns-servers', 'doh-url', 'keepalive-time', 'unix-socket', 'abstract-unix-socket', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname',
+  'proxy-header', 'url-query', 'pinnedpubkey', 'proxy-pinnedpubkey', 'random-file', 'egd-file', 'proxy-crlfile', 'proxy-capath', 'tls13-ciphers', 'proxy-ciphers', 'curves',
 ];
 
 const CURL: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: CURL_VALUE_SHORT, long: CURL_VALUE_LONG });
     reportEach(context, 'write', parsed.values('-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--etag-save', '--libcurl', '--hsts', '--alt-svc'), 'curl output file');
-    reportEach(context, 'read', parsed.values('-T', '--upload-file', '-K', '--config', '--cacert', '--cert', '-E', '--key', '--pubkey', '--crlfile', '--netrc-file', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--etag-compare'), 'curl option file');
+    reportEach(context, 'read', parsed.values('--cacert', '--cert', '-E', '--key', '--pubkey', '--crlfile', '--netrc-file', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--etag-compare', '--random-file', '--egd-file', '--proxy-crlfile'), 'curl option file');
+    for (const pin of parsed.values('--pinnedpubkey', '--proxy-pinnedpubkey')) if (pin.value === undefined || !pin.value.startsWith('sha256//')) context.file('read', pin, 'curl --pinnedpubkey file');
+    // `-T` globs like a URL: `-T '{.env}'` and `-T '.e[n-o]v'` upload .env, whatever the word says.
+    const globbing = !parsed.has('-g', '--globoff');
+    for (const upload of parsed.values('-T', '--upload-file')) {
+      if (globbing && upload.value !== undefined && /[[{]/.test(upload.value)) context.dynamic('read', upload.value, 'unsupported', 'curl --upload-file (glob)');
+      else context.file('read', upload, 'curl --upload-file');
+    }
+    // A config file is options in another syntax (`upload-file = .env`, `data = @.env`): what it
+    // makes curl read is known only when curl reads it.
+    for (const config of parsed.values('-K', '--config')) {
+      if (config.value !== '-') context.file('read', config, 'curl --config');
+      context.dynamic('read', `files the options in ${config.value ?? config.text} may name`, 'unsupported', 'curl --config');
+    }
     // -b NAME=VALUE is a cookie; -b FILE reads cookies from a file.
     for (const cookie of parsed.values('-b', '--cookie')) if (cookie.value === undefined || !cookie.value.includes('=')) context.file('read', cookie, 'curl --cookie file');
     for (const data of parsed.values('-d', '--data', '--data-ascii', '--data-binary', '--data-urlencode', '--json')) uploadedFile(context, data, /^(?:[^=@]*=)?@(.+)$/s, 'curl --data @file');
-    for (const form of parsed.values('-F', '--form')) uploadedFile(context, form, /^[^=]*=[@<]([^;]+)/s, 'curl --form @file');
+    // `--data-urlencode name@file` and `--url-query [+]name@file` read the file; so does `--variable name@file` (its `[range]` included).
+    for (const data of parsed.values('--data-urlencode', '--url-query', '--variable')) uploadedFile(context, data, /^\+?[^=@]*@(.+)$/s, 'curl name@file');
+    for (const form of parsed.values('-F', '--form')) {
+      uploadedFile(context, form, /^[^=]*=[@<]([^;]+)/s, 'curl --form @file');
+      // `-F 'name=value;headers=@file'`: the part's headers come from a file.
+      uploadedFile(context, form, /;headers=[@<]([^;]+)/s, 'curl --form headers=@file');
+    }
+    // `-H @file` sends the file's lines as headers; `-w @file` prints it as the output format.
+    for (const text of parsed.values('-H', '--header', '--proxy-header', '-w', '--write-out', '--url')) if (text.value !== '@-') uploadedFile(context, text, /^@(.+)$/s, 'curl @file argument');
     if (parsed.has('-n', '--netrc', '--netrc-optional')) homeFile(context, '.netrc', 'curl --netrc');
     // `curl file:///…/.env` prints a local file.
     for (const url of [...parsed.operands, ...parsed.values('--url')]) reportLocalUrl(context, url, 'curl file: URL', !parsed.has('-g', '--globoff'));
@@ -63,6 +85,21 @@ function uploadedFile(context: CommandContext, value: Word, pattern: RegExp, via
   if (match?.[1] !== undefined) context.file('read', staticWord(match[1]), via);
 }
 
+/** One wgetrc command given with `-e`: `name = value`, a file read or written, or a program run. */
+function wgetrcCommand(context: CommandContext, command: Word): void {
+  if (command.value === undefined) {
+    context.dynamic('read', command.text, command.reason, 'wget --execute');
+    return;
+  }
+  const match = /^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$/s.exec(command.value);
+  const name = match?.[1]?.replace(/[_-]/g, '').toLowerCase();
+  const value = match?.[2];
+  if (name === undefined || value === undefined || value === '') return;
+  if (WGETRC_READS.has(name)) context.file('read', staticWord(value), `wget -e ${name}`);
+  if (WGETRC_WRITES.has(name)) context.file('write', staticWord(value), `wget -e ${name}`);
+  if (WGETRC_PROGRAMS.has(name)) context.file('execute', staticWord(value), `wget -e ${name}`, { runner: 'kernel' });
+}
+
 function remoteName(url: string): string | undefined {
   const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, '').replace(/[?#].*$/, '');
   const name = posix.basename(path);
@@ -75,14 +112,30 @@ const WGET_VALUE_LONG = [
   'exclude-directories', 'level', 'quota', 'tries', 'timeout', 'wait', 'base', 'post-file', 'post-data', 'body-file', 'body-data', 'method', 'header', 'user', 'password',
   'http-user', 'http-password', 'load-cookies', 'save-cookies', 'certificate', 'private-key', 'ca-certificate', 'ca-directory', 'config', 'referer', 'limit-rate',
   'rejected-log', 'warc-file', 'default-page', 'restrict-file-names', 'backups', 'bind-address', 'dns-timeout', 'connect-timeout', 'read-timeout', 'waitretry',
+  'use-askpass', 'crl-file', 'hsts-file',
 ];
+
+/**
+ * wgetrc commands (`-e post_file=.env`, as in a wgetrc file) that name a file: read, written, or a
+ * program wget runs. Names are compared without `_` and `-`, in lower case, as wget does.
+ */
+const WGETRC_READS = new Set(['input', 'postfile', 'bodyfile', 'loadcookies', 'certificate', 'privatekey', 'cacertificate', 'crlfile', 'hstsfile']);
+const WGETRC_WRITES = new Set(['outputdocument', 'logfile', 'savecookies', 'warcfile', 'rejectedlog', 'hstsfile']);
+const WGETRC_PROGRAMS = new Set(['useaskpass']);
 
 /** wget: downloads are writes (named by -O, else the URL's file name under -P); uploads and key files reads. */
 const WGET: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: WGET_VALUE_SHORT, long: WGET_VALUE_LONG });
     reportEach(context, 'write', parsed.values('-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--warc-file'), 'wget output file');
-    reportEach(context, 'read', parsed.values('-i', '--input-file', '--post-file', '--body-file', '--load-cookies', '--certificate', '--private-key', '--ca-certificate', '--config'), 'wget option file');
+    reportEach(context, 'read', parsed.values('-i', '--input-file', '--post-file', '--body-file', '--load-cookies', '--certificate', '--private-key', '--ca-certificate', '--crl-file', '--hsts-file'), 'wget option file');
+    reportEach(context, 'execute', parsed.values('--use-askpass'), 'wget --use-askpass program', { runner: 'kernel' });
+    // A wgetrc file holds the same commands as `-e`: what it makes wget read is known only when wget reads it.
+    for (const config of parsed.values('--config')) {
+      context.file('read', config, 'wget --config');
+      context.dynamic('read', `files the commands in ${config.value ?? config.text} may name`, 'unsupported', 'wget --config');
+    }
+    for (const command of parsed.values('-e', '--execute')) wgetrcCommand(context, command);
     for (const url of parsed.operands) reportLocalUrl(context, url, 'wget file: URL');
     const documents = parsed.values('-O', '--output-document');
     if (documents.length > 0) {
