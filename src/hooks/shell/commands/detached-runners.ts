@@ -1,7 +1,7 @@
 import { parseArguments, type OptionSyntax } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf } from './operands.js';
+import { argumentsOf, reportEach } from './operands.js';
 import { codeFromStdin } from './shells.js';
 
 /**
@@ -166,7 +166,28 @@ const AT: CommandConvention = {
   },
 };
 
+/**
+ * crontab [-u user] [file | -]: installs a table of jobs cron runs later, outside any hook, on its
+ * own schedule (`* * * * * cat ~/.ssh/id_rsa > /tmp/k`). The table is code in cron's syntax, from a
+ * file or standard input, known for sure only when cron runs it: dynamic code. `-e` installs what
+ * an editor leaves; `-l` lists, `-r` removes, `-T` checks a file without installing it.
+ */
+const CRONTAB: CommandConvention = {
+  handler(context) {
+    const parsed = parseArguments(argumentsOf(context), { short: 'usc' });
+    if (parsed.has('-l', '-r', '-T') && !parsed.has('-e')) {
+      reportEach(context, 'read', parsed.has('-T') ? parsed.operands : [], 'crontab -T');
+      return;
+    }
+    const table = parsed.operands[0];
+    if (table !== undefined && table.value !== '-') context.file('read', table, 'crontab table');
+    const text = table === undefined || table.value === '-' ? (context.stdin.kind === 'text' && context.stdin.text !== undefined ? context.stdin.text : 'crontab (jobs from standard input)') : (table.value ?? table.text);
+    context.dynamic('execute', text.slice(0, 200), 'interpreter_code', 'crontab installs jobs cron runs later, outside any hook');
+  },
+};
+
 export const DETACHED_RUNNERS: Record<string, CommandConvention> = {
+  crontab: CRONTAB,
   tmux: TMUX,
   screen: SCREEN,
   at: AT,
