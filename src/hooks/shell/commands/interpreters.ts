@@ -261,6 +261,8 @@ const RSCRIPT = interpreter({ code: ['-e'], long: ['default-packages'] });
 const JULIA = interpreter({ code: ['-e', '-E', '--eval', '--print'], short: 'eELJCpt', numeric: 'O', long: ['eval', 'print', 'load', 'project', 'sysimage', 'threads', 'procs'] });
 const POWERSHELL = interpreter({ code: ['-c', '-Command', '-command', '-EncodedCommand', '-e', '-ec'], scriptOptions: ['-File', '-file', '-f'], short: 'cef', long: ['Command', 'command', 'File', 'file', 'EncodedCommand', 'ExecutionPolicy', 'WorkingDirectory', 'ConfigurationName', 'OutputFormat', 'InputFormat', 'WindowStyle', 'Version', 'SettingsFile'] });
 const TCL = interpreter({ code: [] });
+const R_INTERPRETER = interpreter({ code: ['-e'], short: 'ef', long: ['file', 'args'], scriptOptions: ['-f', '--file'] });
+const EVAL_OPTION = interpreter({ code: ['-e', '--eval'], short: 'e', long: ['eval'] });
 
 /** deno run|test|bench|serve script, deno eval code; other subcommands have no script. */
 const DENO: CommandConvention = {
@@ -314,6 +316,16 @@ export const INTERPRETERS: Record<string, CommandConvention> = {
   pypy: PYTHON,
   node: NODE,
   nodejs: NODE,
+  // TypeScript and Babel runners take node's options, `-e`/`-p` code included.
+  'ts-node': NODE,
+  'ts-node-esm': NODE,
+  tsx: NODE,
+  'babel-node': NODE,
+  esno: NODE,
+  R: R_INTERPRETER,
+  elixir: EVAL_OPTION,
+  groovy: EVAL_OPTION,
+  coffee: EVAL_OPTION,
   perl: PERL,
   ruby: RUBY,
   php: PHP,

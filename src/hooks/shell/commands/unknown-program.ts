@@ -3,7 +3,9 @@ import { staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { interpreterName } from './interpreters.js';
+import { AnalysisLimitReached, UnanalyzableCommand } from '../operation-log.js';
 import { argumentsOf, isUrl, reportPathLikeArguments, responseFile } from './operands.js';
+import { conventionFor } from './registry.js';
 
 /**
  * A program without conventions here (npm, make, a project's own tool, …): its arguments that
@@ -29,8 +31,33 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     const start = words.findIndex((word) => word.value !== undefined && runsCode(posix.basename(word.value)));
     const givenCode = start !== -1 && (words.length > start + 1 || context.stdin.kind !== 'inherited');
     if (givenCode) context.run(words.slice(start));
+    for (const word of words) commandString(context, word);
   },
 };
+
+/**
+ * `hyperfine 'cat .env'`, `concurrently 'cat .env'`, `nodemon --exec 'cat .env'`, `nix-shell
+ * --run 'cat .env'`: many tools take a whole command line in one word and run it through a shell.
+ * A word (or an `--option=` value) that reads as one, a program svc knows or a path followed by
+ * more words, is followed as shell code. A message that happens to start with such a name
+ * (`--title 'cat facts'`) is analyzed too, which costs nothing unless it names a protected file.
+ */
+function commandString(context: CommandContext, word: Word): void {
+  const value = word.value;
+  if (value === undefined) return;
+  const text = value.startsWith('-') ? (value.indexOf('=') > 0 ? value.slice(value.indexOf('=') + 1) : '') : value;
+  const first = /^\s*([A-Za-z0-9_./+-]+)[ \t\n;|&<>]/.exec(text)?.[1];
+  if (first === undefined || first.startsWith('-')) return;
+  if (!first.includes('/') && conventionFor(posix.basename(first)) === UNKNOWN_PROGRAM) return;
+  try {
+    context.script(text, `${context.program || 'program'} argument run as a command line`);
+  } catch (error) {
+    if (!(error instanceof UnanalyzableCommand) || error instanceof AnalysisLimitReached) throw error;
+    // Text that does not parse as bash here may still run somewhere (a shell more lenient than
+    // the grammar): code known only at run time, not a refusal of the whole line.
+    context.dynamic('execute', text.slice(0, 200), 'interpreter_code', `${context.program || 'program'} argument that may be a command line`);
+  }
+}
 
 /**
  * `OPEN:.env`, `FILE:~/.ssh/id_rsa`, `TYPE:path` words (socat-style addresses,
