@@ -24,6 +24,12 @@ export interface CommandContext {
   kindOf(word: Word): 'file' | 'directory' | 'other' | undefined;
   /** The absolute, normalized path a static word names from the likeliest working directory; undefined if unknown. */
   absolute(word: Word): string | undefined;
+  /**
+   * True when an earlier command of this line writes the file a static word names, in any of
+   * the possible working directories: a program that then runs it by its own convention (make's
+   * Makefile, npm's package.json) runs what no reading of the line can be sure of.
+   */
+  writtenEarlier(word: Word): boolean;
   /** Runs another command line made of these words, as the same shell would (wrappers, `find -exec`). */
   run(argv: readonly Word[], changes?: RunChanges): void;
   /**

@@ -105,6 +105,17 @@ export class InvocationContext implements CommandContext {
     return dir === undefined ? undefined : normalizeAbsolute(`${dir}/${word.value}`);
   }
 
+  writtenEarlier(word: Word): boolean {
+    const value = word.value;
+    if (value === undefined || value === '') return false;
+    const dirs = value.startsWith('/') ? ['/'] : this.state.cwd.known ? this.state.cwd.dirs : [];
+    const session = this.walker.session;
+    return dirs.some((dir) => {
+      const resolved = resolvePath(value, dir, session.probe, true);
+      return session.written(resolved.realPath ?? resolved.path);
+    });
+  }
+
   run(argv: readonly Word[], changes: RunChanges = {}): void {
     let state = this.state;
     if (changes.cwd !== undefined) {

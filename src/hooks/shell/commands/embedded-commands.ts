@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
@@ -204,10 +205,23 @@ const EMACS: CommandConvention = {
  * text is code. A `NAME=value` override replaces a variable its recipes expand (`make
  * CC='cat .env;'`): code when the value holds shell syntax. Other words get the heuristic.
  */
+const DEFAULT_MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
+
 const MAKE: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'fCIoWE', long: ['file', 'makefile', 'directory', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'jobserver-style'] });
-    for (const makefile of parsed.values('-f', '--file', '--makefile')) {
+    const makefiles = parsed.values('-f', '--file', '--makefile');
+    // Without -f, make runs the first of GNUmakefile, makefile and Makefile in its directory:
+    // one this line writes (`printf 'x:\n\tcat .env\n' > Makefile && make`) is code it wrote.
+    const directory = parsed.last('-C', '--directory');
+    // (A -C directory known only at run time is a dynamic path-like argument below.)
+    if (makefiles.length === 0 && (directory === undefined || directory.value !== undefined)) {
+      for (const name of DEFAULT_MAKEFILES) {
+        const makefile = staticWord(directory?.value === undefined ? name : posix.join(directory.value, name));
+        if (context.writtenEarlier(makefile)) context.file('execute', makefile, 'make (its default makefile)');
+      }
+    }
+    for (const makefile of makefiles) {
       // A makefile on standard input holds recipes (shell code) in make's own syntax: code known only at run time.
       if (makefile.value === '-' || makefile.value === '/dev/stdin') codeFromStdin(context, 'other');
       else if (makefile.value !== '/dev/null') context.file('execute', makefile, 'make -f makefile');

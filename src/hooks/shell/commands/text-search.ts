@@ -85,9 +85,12 @@ function sedHandler(context: CommandContext): void {
   // BSD sed: `-i ''` is an in-place edit with an empty backup suffix, not a script.
   const inPlaceAt = words.findIndex((word) => word.value === '-i');
   if (inPlaceAt !== -1 && words[inPlaceAt + 1]?.value === '') words.splice(inPlaceAt + 1, 1);
-  const parsed = parseArguments(words, { short: 'efl', long: ['expression', 'file', 'line-length'] });
+  // GNU sed's -l takes a line length, BSD sed's is a flag: taken as a flag, a length is at worst reported as a script.
+  const parsed = parseArguments(words, { short: 'ef', long: ['expression', 'file', 'line-length'] });
   const scriptFiles = parsed.values('-f', '--file');
   reportEach(context, 'read', scriptFiles, 'sed script file');
+  // A script file is sed code (`r .env`, `e cmd`): run, like any interpreter's script, so one this line writes is code it wrote.
+  reportEach(context, 'execute', scriptFiles, 'sed script file');
   const scripts = parsed.values('-e', '--expression');
   const explicit = scripts.length > 0 || scriptFiles.length > 0;
   if (!explicit && parsed.operands[0] !== undefined) scripts.push(parsed.operands[0]);
@@ -273,6 +276,8 @@ function awkHandler(context: CommandContext): void {
   const parsed = parseArguments(argumentsOf(context), { short: 'FvfEiWle', long: ['field-separator', 'assign', 'file', 'exec', 'include', 'load', 'source'] });
   const programFiles = [...parsed.values('-f', '--file', '-E', '--exec'), ...parsed.values('-i', '--include').filter((library) => library.value !== 'inplace' && library.value !== 'inplace.awk')];
   reportEach(context, 'read', programFiles, 'awk program file');
+  // A program file is awk code: run, like any interpreter's script, so one this line writes is code it wrote.
+  reportEach(context, 'execute', programFiles, 'awk program file');
   // gawk -l/--load loads a shared library extension: native code.
   reportEach(context, 'execute', parsed.values('-l', '--load'), 'awk extension');
   // gawk's -e is --source: program text.

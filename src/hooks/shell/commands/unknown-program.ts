@@ -32,7 +32,22 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     const givenCode = start !== -1 && (words.length > start + 1 || context.stdin.kind !== 'inherited');
     if (givenCode) context.run(words.slice(start));
     for (const word of words) commandString(context, word);
+    // `echo '{"scripts":{"test":"cat .env"}}' > package.json && npm test`: the manifest whose
+    // scripts a package manager runs, written by this very line.
+    for (const name of PROJECT_MANIFESTS[context.program] ?? []) {
+      const manifest = staticWord(name);
+      if (context.writtenEarlier(manifest)) context.file('execute', manifest, `${context.program} (its project file)`);
+    }
   },
+};
+
+/** Files in the working directory whose commands a runner runs by its own convention. */
+const PROJECT_MANIFESTS: Record<string, readonly string[]> = {
+  npm: ['package.json', '.npmrc'],
+  pnpm: ['package.json', '.npmrc'],
+  yarn: ['package.json', '.yarnrc', '.yarnrc.yml'],
+  just: ['justfile', 'Justfile', '.justfile'],
+  rake: ['Rakefile', 'rakefile'],
 };
 
 /**
