@@ -39,6 +39,12 @@ type Meaning =
   | 'git-config-location'
   /** A file git appends its traces to when the value is an absolute path (`GIT_TRACE=/abs/file`). */
   | 'trace-file'
+  /**
+   * A file the shell itself reads and writes under that name: HISTFILE, which `history -r` (and
+   * `-n`) loads into the list `history` prints, and `history -w`/`-a` and an exiting interactive
+   * shell write (`HISTFILE=.env; history -r; history` prints .env).
+   */
+  | 'history-file'
   /** A file of command-line options (ripgrep's, curl's .curlrc, a wgetrc), which may widen what the program reads: `--hidden`, `upload-file = .env`. */
   | 'options-file'
   /**
@@ -86,6 +92,7 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_DIR: 'git-config-location',
   GIT_COMMON_DIR: 'git-config-location',
   XDG_CONFIG_HOME: 'git-config-location',
+  HISTFILE: 'history-file',
   RIPGREP_CONFIG_PATH: 'options-file',
   // curl reads $CURL_HOME/.curlrc, wget the wgetrc WGETRC names: options that may name any file to upload.
   CURL_HOME: 'options-file',
@@ -212,6 +219,10 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       return;
     case 'git-programs':
       context.dynamic('execute', text, 'interpreter_code', `${via} (git runs programs or installs hooks from there)`);
+      return;
+    case 'history-file':
+      context.file('read', value, via);
+      context.file('write', value, via);
       return;
     case 'options-file':
       context.file('read', value, via);
