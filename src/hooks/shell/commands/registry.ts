@@ -1,5 +1,6 @@
 import type { CommandConvention } from '../command-context.js';
 import { ARCHIVES } from './archives.js';
+import { DATABASE_CLIENTS } from './database-clients.js';
 import { DETACHED_RUNNERS } from './detached-runners.js';
 import { DIRECTORY_CHANGES } from './directory-changes.js';
 import { DOCKER_COMMANDS } from './docker.js';
@@ -36,6 +37,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...GITHUB_CLI,
     ...DOCKER_COMMANDS,
     ...EMBEDDED_COMMANDS,
+    ...DATABASE_CLIENTS,
     find: FIND,
     ...WRAPPERS,
     ...DETACHED_RUNNERS,
