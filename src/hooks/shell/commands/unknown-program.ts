@@ -32,6 +32,16 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     const givenCode = start !== -1 && (words.length > start + 1 || context.stdin.kind !== 'inherited');
     if (givenCode) context.run(words.slice(start));
     for (const word of words) commandString(context, word);
+    // Cloud copy, sync and backup tools send a directory they are given whole, .env included.
+    const subcommandWords = TREE_UPLOADERS.get(context.program);
+    if (subcommandWords !== undefined) {
+      // Its subcommand words (`gcloud config list`) are not directories, even when one is named alike.
+      let skip = subcommandWords;
+      for (const word of words) {
+        if (skip > 0 && word.value !== undefined && !word.value.startsWith('-')) skip -= 1;
+        else if (context.kindOf(word) === 'directory') context.file('read', word, `${context.program} directory (sent whole)`, { recursive: true });
+      }
+    }
     // `echo '{"scripts":{"test":"cat .env"}}' > package.json && npm test`: the manifest whose
     // scripts a package manager runs, written by this very line.
     for (const name of PROJECT_MANIFESTS[context.program] ?? []) {
@@ -40,6 +50,16 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     }
   },
 };
+
+/**
+ * Programs that upload, sync or back up the directories they are given, everything inside:
+ * `aws s3 sync . s3://b`, `rclone copy . remote:`, `gcloud builds submit .`, `restic backup ~`.
+ */
+const TREE_UPLOADERS: ReadonlyMap<string, number> = new Map([
+  // The number of subcommand words that come first (`aws s3 sync`, `rclone copy`).
+  ['aws', 2], ['gcloud', 2], ['az', 2], ['kopia', 2], ['gsutil', 1], ['azcopy', 1], ['rclone', 1], ['s3cmd', 1], ['mc', 1], ['b2', 1], ['restic', 1], ['borg', 1], ['rustic', 1],
+  ['duplicity', 0], ['surge', 0], ['lftp', 0],
+]);
 
 /** Files in the working directory whose commands a runner runs by its own convention. */
 const PROJECT_MANIFESTS: Record<string, readonly string[]> = {
