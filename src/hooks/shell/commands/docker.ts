@@ -45,7 +45,11 @@ const DOCKER: CommandConvention = {
     else if (subcommand === 'run' || subcommand === 'create') run(context, rest);
     else if (subcommand === 'compose') compose(context, rest);
     else if (subcommand === 'load' || subcommand === 'import') reportEach(context, 'read', parseArguments(rest, { short: 'icm', long: ['input', 'change', 'message', 'platform'] }).values('-i', '--input'), `docker ${subcommand} --input`);
-    else if (subcommand === 'save' || subcommand === 'export') reportEach(context, 'write', parseArguments(rest, { short: 'o', long: ['output', 'platform'] }).values('-o', '--output'), `docker ${subcommand} --output`);
+    // `docker secret create NAME FILE`, `docker config create NAME FILE`: the file's content goes to the swarm.
+    else if ((subcommand === 'secret' || subcommand === 'config') && rest[0]?.value === 'create') {
+      const file = parseArguments(rest.slice(1), { short: 'ld', long: ['label', 'driver', 'template-driver'] }).operands[1];
+      if (file !== undefined && file.value !== '-') context.file('read', file, `docker ${subcommand} create`);
+    } else if (subcommand === 'save' || subcommand === 'export') reportEach(context, 'write', parseArguments(rest, { short: 'o', long: ['output', 'platform'] }).values('-o', '--output'), `docker ${subcommand} --output`);
   },
 };
 

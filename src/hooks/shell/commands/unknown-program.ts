@@ -22,7 +22,7 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     reportPathLikeArguments(context, words, `${context.program || 'program'} argument`);
     for (const word of words) {
       const file = prefixedPath(context, word);
-      if (file !== undefined) context.file('read', file, `${context.program || 'program'} argument (TYPE:path)`);
+      if (file !== undefined) context.file('read', file, `${context.program || 'program'} argument (a path inside the word)`);
     }
     // `setpriv --reuid 0 sh -c 'cat .env'`, `ssh-agent bash deploy.sh`: a program svc does not know
     // may be a wrapper, and a shell or interpreter among its arguments is run as it would run
@@ -95,15 +95,21 @@ function commandString(context: CommandContext, word: Word): void {
 }
 
 /**
- * `OPEN:.env`, `FILE:~/.ssh/id_rsa`, `TYPE:path` words (socat-style addresses,
- * tools' own `scheme:path` syntax): the part after the first colon is a path when it starts with
- * `.`, `/` or `~`. Not a URL (`https://…`, handled as one) and not an option.
+ * A path inside a word, when it starts with `.`, `/` or `~`: after the first colon of `TYPE:path`
+ * words (`OPEN:.env`, `FILE:~/.ssh/id_rsa`: socat-style addresses, tools' own `scheme:path`
+ * syntax), after `=@` of an option (`--data=@.env`), and after a name and `=@`, `:=@`, `@` or `=`
+ * (`data=@.env`, `file@.env`: httpie's fields read from files; `k=.env`: helm's --set-file). Not a
+ * URL (`https://…`, handled as one).
  */
 function prefixedPath(context: CommandContext, word: Word): Word | undefined {
   const value = word.value;
-  if (value === undefined || value.startsWith('-') || isUrl(value)) return undefined;
-  const match = /^[A-Za-z][\w.+-]*:([./~].*)$/s.exec(value);
-  const path = match?.[1];
+  if (value === undefined || isUrl(value)) return undefined;
+  // `--data=@./x`, `--body=@.env`: an option value read from a file, as curl and many tools do.
+  const optionFile = /^--?[\w-]+=@([./~].*)$/s.exec(value)?.[1];
+  // httpie and its kin: `field=@file` (text), `field:=@file` (JSON), `field@file` (upload);
+  // `key=path` (helm --set-file, ansible's src=): a path after a name and `=`.
+  const named = value.startsWith('-') ? undefined : /^[A-Za-z_][\w.-]*(?::=@|=@|@|=)([./~].*)$/s.exec(value)?.[1];
+  const path = optionFile ?? named ?? (value.startsWith('-') ? undefined : /^[A-Za-z][\w.+-]*:([./~].*)$/s.exec(value)?.[1]);
   if (path === undefined || path.startsWith('//')) return undefined;
   if (path === '~' || path.startsWith('~/')) return context.home === undefined ? { value: undefined, text: path, reason: 'variable' } : staticWord(posix.join(context.home, path.slice(1)));
   return path.startsWith('~') ? undefined : staticWord(path);
