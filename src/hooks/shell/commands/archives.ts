@@ -18,12 +18,12 @@ const TAR_LONG_MODES: Record<string, TarMode> = {
   '--create': 'create', '--extract': 'extract', '--get': 'extract', '--list': 'list', '--append': 'append', '--update': 'append',
   '--concatenate': 'append', '--catenate': 'append', '--diff': 'diff', '--compare': 'diff', '--delete': 'delete',
 };
-/** Short options whose value is the next word, in a bundle like `czf out.tgz` too. */
+/** Short options whose value is the next word, in a bundle like `czf out.tgz` too. (`--backup[=…]` and `--occurrence[=…]` take theirs only after `=`.) */
 const TAR_VALUE_LETTERS = 'fCTXbHKLNVgIF';
 const TAR_VALUE_LONG = new Set([
   'file', 'directory', 'files-from', 'exclude-from', 'exclude', 'blocking-factor', 'format', 'starting-file', 'tape-length', 'newer', 'after-date', 'newer-mtime', 'label',
   'listed-incremental', 'use-compress-program', 'info-script', 'new-volume-script', 'to-command', 'checkpoint-action', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime',
-  'suffix', 'index-file', 'record-size', 'level', 'occurrence', 'backup', 'rsh-command', 'volno-file', 'exclude-tag', 'exclude-tag-under', 'exclude-tag-all', 'strip-components',
+  'suffix', 'index-file', 'record-size', 'level', 'rsh-command', 'volno-file', 'exclude-tag', 'exclude-tag-under', 'exclude-tag-all', 'strip-components',
 ]);
 
 const TAR: CommandConvention = {

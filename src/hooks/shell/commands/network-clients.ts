@@ -289,7 +289,7 @@ const SFTP: CommandConvention = {
 
 const SSH_KEYGEN: CommandConvention = {
   handler(context) {
-    const parsed = parseArguments(argumentsOf(context), { short: 'abCEfFGIJjKMmNnOPrSstVwZz' });
+    const parsed = parseArguments(argumentsOf(context), { short: 'abCEfFGIJjMmNnOPrSstVwZz' });
     for (const file of parsed.values('-f')) {
       context.file('read', file, 'ssh-keygen -f');
       if (!parsed.has('-y', '-l', '-F', '-B', '-e', '-R', '-D')) context.file('write', file, 'ssh-keygen -f');
