@@ -45,6 +45,12 @@ type Meaning =
    * shell write (`HISTFILE=.env; history -r; history` prints .env).
    */
   | 'history-file'
+  /**
+   * The tree git works on instead of the working directory's (`GIT_WORK_TREE=~/.ssh git add -A`
+   * stages ~/.ssh, which `git diff --cached` then prints): read and written as a whole, like
+   * `--work-tree`.
+   */
+  | 'git-work-tree'
   /** A file of command-line options (ripgrep's, curl's .curlrc, a wgetrc), which may widen what the program reads: `--hidden`, `upload-file = .env`. */
   | 'options-file'
   /**
@@ -92,6 +98,7 @@ const VARIABLES: Record<string, Meaning> = {
   GIT_DIR: 'git-config-location',
   GIT_COMMON_DIR: 'git-config-location',
   XDG_CONFIG_HOME: 'git-config-location',
+  GIT_WORK_TREE: 'git-work-tree',
   HISTFILE: 'history-file',
   RIPGREP_CONFIG_PATH: 'options-file',
   // curl reads $CURL_HOME/.curlrc, wget the wgetrc WGETRC names: options that may name any file to upload.
@@ -219,6 +226,10 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       return;
     case 'git-programs':
       context.dynamic('execute', text, 'interpreter_code', `${via} (git runs programs or installs hooks from there)`);
+      return;
+    case 'git-work-tree':
+      context.file('read', value, via, { recursive: true });
+      context.file('write', value, via, { recursive: true });
       return;
     case 'history-file':
       context.file('read', value, via);
