@@ -93,6 +93,19 @@ const BYPASSES: { item: string; command: string; prints?: string }[] = [
   { item: '/proc/self/cwd', command: 'cd ~/.aws && cat /proc/self/cwd/credentials', prints: SECRET },
   // 4. CDPATH.
   { item: 'CDPATH', command: 'CDPATH=~; cd .aws && cat credentials', prints: SECRET },
+  // 6. Flags taken for options with a value, which swallowed the file or code after them.
+  { item: 'flag taken for a value', command: 'strings -w .env', prints: DOTENV },
+  { item: 'flag taken for a value', command: 'uniq --group .env', prints: DOTENV },
+  { item: 'flag taken for a value', command: 'cp --backup .env $OUT/b1 && cat $OUT/b1', prints: DOTENV },
+  { item: 'flag taken for a value', command: 'tar -cf $OUT/b2.tar --backup .env && tar -xOf $OUT/b2.tar', prints: DOTENV },
+  { item: 'flag taken for a value', command: "perl -l -e 'print `cat .env`'", prints: DOTENV },
+  { item: 'flag taken for a value', command: "env --ignore-signal sh -c 'cat .env'", prints: DOTENV },
+  { item: 'flag taken for a value', command: "echo x | xargs -i sh -c 'cat .env'", prints: DOTENV },
+  { item: 'flag taken for a value', command: 'curl -q -s -T .env file://$OUT/b3 && cat $OUT/b3', prints: DOTENV },
+  // 7. Files read through forms of a program's arguments, and by the shell itself.
+  { item: 'file in an argument', command: 'curl -s -o /dev/null -w @.env file:///dev/null', prints: DOTENV },
+  { item: 'file in an argument', command: "curl -s -T '{.env}' file://$OUT/b4 && cat $OUT/b4", prints: DOTENV },
+  { item: 'HISTFILE', command: 'HISTFILE=.env; history -r; history', prints: DOTENV },
 ];
 
 describe('the audit bypasses, through the built hook', () => {
