@@ -66,9 +66,10 @@ function copy(context: CommandContext, words: readonly Word[]): void {
 }
 
 function build(context: CommandContext, words: readonly Word[]): void {
+  // `--sbom` and `--provenance` may stand alone (`--sbom .`): listed as taking a value, they hid the context directory.
   const parsed = parseArguments(words, {
     short: 'ftmo',
-    long: ['file', 'tag', 'build-arg', 'target', 'platform', 'label', 'network', 'cache-from', 'cache-to', 'progress', 'ssh', 'secret', 'iidfile', 'output', 'build-context', 'add-host', 'shm-size', 'ulimit', 'memory', 'cpuset-cpus', 'isolation', 'metadata-file', 'builder', 'allow', 'annotation', 'attest', 'call', 'provenance', 'sbom'],
+    long: ['file', 'tag', 'build-arg', 'target', 'platform', 'label', 'network', 'cache-from', 'cache-to', 'progress', 'ssh', 'secret', 'iidfile', 'output', 'build-context', 'add-host', 'shm-size', 'ulimit', 'memory', 'cpuset-cpus', 'isolation', 'metadata-file', 'builder', 'allow', 'annotation', 'attest', 'call'],
   });
   reportEach(context, 'read', parsed.values('-f', '--file'), 'docker build --file');
   reportEach(context, 'write', parsed.values('--iidfile', '--metadata-file'), 'docker build output file');
