@@ -71,6 +71,10 @@ const VARIABLES: Record<string, Meaning> = {
   VISUAL: 'shell',
   GIT_SSH_COMMAND: 'shell',
   GIT_PROXY_COMMAND: 'shell',
+  GH_EDITOR: 'shell',
+  GH_PAGER: 'shell',
+  GH_BROWSER: 'shell',
+  BROWSER: 'shell',
   PROMPT_COMMAND: 'shell',
   BASH_ENV: 'sourced',
   ENV: 'sourced',
@@ -90,6 +94,11 @@ const VARIABLES: Record<string, Meaning> = {
   PS2: 'prompt',
   PS4: 'prompt',
   NODE_OPTIONS: 'options',
+  // Options every JVM (or the java launcher) adds to its own: `@file` expands a file (whose lines an
+  // unknown-option error prints), `-javaagent:` loads code.
+  JDK_JAVA_OPTIONS: 'options',
+  JAVA_TOOL_OPTIONS: 'options',
+  _JAVA_OPTIONS: 'options',
   PERL5OPT: 'options',
   RUBYOPT: 'options',
   GIT_CONFIG: 'git-config',
@@ -118,6 +127,9 @@ const GIT_SHELL_SETTINGS = /^(?:core\.(?:pager|editor|sshcommand)|sequence\.edit
 
 /** Options in NODE_OPTIONS, PERL5OPT, RUBYOPT that load a module or a file. */
 const LOADING_OPTIONS = /(?:^|\s)(?:--(?:require|import|loader|experimental-loader|env-file|env-file-if-exists)\b|-[rM])/;
+
+/** JVM options that load code: agents, and commands run on an error. */
+const JVM_LOADING_OPTIONS = /(?:^|\s)-(?:javaagent|agentlib|agentpath|XX:OnError|XX:OnOutOfMemoryError)[:=]/;
 
 /**
  * `BASH_FUNC_name%%` (and the older `BASH_FUNC_name()`): a function a starting bash imports from
@@ -222,7 +234,9 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
       if (text.includes('$(') || text.includes('`')) context.dynamic('execute', text, 'interpreter_code', via);
       return;
     case 'options':
-      if (LOADING_OPTIONS.test(text)) context.dynamic('execute', text, 'interpreter_code', via);
+      if (LOADING_OPTIONS.test(text) || JVM_LOADING_OPTIONS.test(text)) context.dynamic('execute', text, 'interpreter_code', via);
+      // `@file` (the java launcher's argument files): the file is read.
+      for (const part of text.split(/\s+/)) if (part.length > 1 && part.startsWith('@')) context.file('read', staticWord(part.slice(1)), `${via} (@file)`);
       return;
     case 'git-programs':
       context.dynamic('execute', text, 'interpreter_code', `${via} (git runs programs or installs hooks from there)`);
