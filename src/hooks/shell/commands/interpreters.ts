@@ -270,8 +270,11 @@ const DENO: CommandConvention = {
     const words = argumentsOf(context);
     const subcommand = words[0]?.value;
     const rest = words.slice(1);
-    const parsed = parseArguments(rest, { short: 'cLp', long: ['config', 'import-map', 'lock', 'location', 'cert', 'env-file', 'reload', 'inspect', 'seed', 'v8-flags', 'ext', 'unstable'], stopAtOperand: true });
+    // `--env-file[=FILE]`, `--reload[=…]`, `--inspect[=…]`, `--lock[=FILE]` and `--unstable[-…]` take a value only after `=`:
+    // `deno run --env-file x.ts` loads .env and runs x.ts.
+    const parsed = parseArguments(rest, { short: 'cLp', long: ['config', 'import-map', 'location', 'cert', 'seed', 'v8-flags', 'ext'], stopAtOperand: true });
     reportEach(context, 'read', parsed.values('-c', '--config', '--env-file', '--cert', '--import-map'), 'deno option file');
+    if (parsed.has('--env-file') && parsed.values('--env-file').length === 0) context.file('read', staticWord('.env'), 'deno --env-file (.env)');
     if (subcommand === 'eval') {
       const code = parsed.operands[0];
       if (code !== undefined) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', 'deno eval');
