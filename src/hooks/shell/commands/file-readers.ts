@@ -195,13 +195,25 @@ export const FILE_READERS: Record<string, CommandConvention> = {
   shuf: SHUF,
 };
 
+const SORT_SYNTAX: OptionSyntax = { short: 'ktSTo', long: ['key', 'field-separator', 'buffer-size', 'temporary-directory', 'output', 'parallel', 'files0-from', 'random-source', 'batch-size', 'compress-program', 'sort'] };
+
+const SORT_READER = reader({ syntax: SORT_SYNTAX, readOptions: ['--random-source'], listOptions: ['--files0-from'], writeOptions: ['-o', '--output'] });
+
 /**
  * sort reads its operands and writes `-o file`. `--random-source` is a read too, and
- * `--files0-from` a read of the list and of the files it names.
+ * `--files0-from` a read of the list and of the files it names. `--compress-program PROG` is a
+ * program sort runs on its temporary files, with their lines on its standard input: a shell or an
+ * interpreter there runs the data as code (`sort -S1 --compress-program=sh data`).
  */
-export const SORT: CommandConvention = reader({
-  syntax: { short: 'ktSTo', long: ['key', 'field-separator', 'buffer-size', 'temporary-directory', 'output', 'parallel', 'files0-from', 'random-source', 'batch-size', 'compress-program', 'sort'] },
-  readOptions: ['--random-source'],
-  listOptions: ['--files0-from'],
-  writeOptions: ['-o', '--output'],
-});
+export const SORT: CommandConvention = {
+  handler(context) {
+    SORT_READER.handler(context);
+    for (const program of parseArguments(argumentsOf(context), SORT_SYNTAX).values('--compress-program')) {
+      // A name without a slash is looked up in PATH; a path is a file run.
+      if (program.value === undefined || program.value.includes('/')) context.file('execute', program, 'sort --compress-program', { runner: 'kernel' });
+      if (program.value === undefined || /^(?:sh|bash|dash|zsh|ksh|busybox|python[\d.]*|perl[\d.]*|ruby[\d.]*|node|php[\d.]*)$/.test(program.value.replace(/^.*\//, ''))) {
+        context.dynamic('execute', program.value ?? program.text, 'interpreter_code', 'sort --compress-program (it reads the data as code)');
+      }
+    }
+  },
+};
