@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import { staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
+import { AnalysisLimitReached, UnanalyzableCommand } from '../operation-log.js';
 import type { Word } from '../word-expansion.js';
 import { interpreterName } from './interpreters.js';
-import { AnalysisLimitReached, UnanalyzableCommand } from '../operation-log.js';
 import { argumentsOf, isUrl, reportPathLikeArguments, responseFile } from './operands.js';
 import { conventionFor } from './registry.js';
 
