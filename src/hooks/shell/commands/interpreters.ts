@@ -259,7 +259,50 @@ const OSASCRIPT = interpreter({ code: ['-e'], short: 'els' });
 const LUA = interpreter({ code: ['-e'], short: 'el' });
 const RSCRIPT = interpreter({ code: ['-e'], long: ['default-packages'] });
 const JULIA = interpreter({ code: ['-e', '-E', '--eval', '--print'], short: 'eELJCpt', numeric: 'O', long: ['eval', 'print', 'load', 'project', 'sysimage', 'threads', 'procs'] });
-const POWERSHELL = interpreter({ code: ['-c', '-Command', '-command', '-EncodedCommand', '-e', '-ec'], scriptOptions: ['-File', '-file', '-f'], short: 'cef', long: ['Command', 'command', 'File', 'file', 'EncodedCommand', 'ExecutionPolicy', 'WorkingDirectory', 'ConfigurationName', 'OutputFormat', 'InputFormat', 'WindowStyle', 'Version', 'SettingsFile'] });
+/** PowerShell parameters that take a value, by full name: any unambiguous prefix, in any case, names them too. */
+const POWERSHELL_VALUES = ['executionpolicy', 'workingdirectory', 'configurationname', 'outputformat', 'inputformat', 'windowstyle', 'version', 'settingsfile', 'custompipename'];
+/** Their documented short names. */
+const POWERSHELL_VALUE_ALIASES = new Set(['ep', 'ex', 'wd', 'o', 'of', 'if', 'inp', 'w', 'v', 'config', 'settings']);
+
+/**
+ * pwsh, powershell: parameters start with one dash or two, in any case, and may be shortened to
+ * any prefix (`-Command`, `-command`, `-Comm`, `-c`): the command (and everything after it, for
+ * -Command and -CommandWithArgs) or an encoded one is inline code; `-File f` or the first operand
+ * is a script run.
+ */
+const POWERSHELL: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    for (let index = 0; index < words.length; index += 1) {
+      const word = words[index] as Word;
+      const value = word.value;
+      if (value === undefined) {
+        context.dynamic('execute', word.text, word.reason, `${context.program} argument`);
+        continue;
+      }
+      if (!value.startsWith('-') || value === '-') {
+        context.file('execute', word, `${context.program} script`);
+        reportPathLikeArguments(context, words.slice(index + 1), `${context.program} script argument`);
+        return;
+      }
+      const name = value.replace(/^--?/, '').split(':')[0]?.toLowerCase() ?? '';
+      if (name !== '' && ('command'.startsWith(name) || 'commandwithargs'.startsWith(name) || 'cwa' === name || 'encodedcommand'.startsWith(name) || name === 'ec')) {
+        const code = words.slice(index + 1).map((rest) => rest.value ?? rest.text).join(' ');
+        context.dynamic('execute', code === '' ? `${context.program} (code from standard input)` : code, 'interpreter_code', `${context.program} ${value}`);
+        return;
+      }
+      if (name !== '' && 'file'.startsWith(name)) {
+        const script = words[index + 1];
+        if (script !== undefined) context.file('execute', script, `${context.program} -File`);
+        reportPathLikeArguments(context, words.slice(index + 2), `${context.program} script argument`);
+        return;
+      }
+      if (POWERSHELL_VALUE_ALIASES.has(name) || (name.length >= 2 && POWERSHELL_VALUES.some((full) => full.startsWith(name)))) index += 1;
+    }
+    // No command, file or script: PowerShell reads its commands from standard input.
+    codeFromStdin(context, 'other');
+  },
+};
 const TCL = interpreter({ code: [] });
 const R_INTERPRETER = interpreter({ code: ['-e'], short: 'ef', long: ['file', 'args'], scriptOptions: ['-f', '--file'] });
 const EVAL_OPTION = interpreter({ code: ['-e', '--eval'], short: 'e', long: ['eval'] });
