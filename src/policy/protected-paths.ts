@@ -97,6 +97,20 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '.mcp.json',
   '~/.claude.json',
   '.envrc',
+  // Settings a later plain command obeys, beyond any hook's view of that command: `upload-file =
+  // ~/.ssh/id_rsa` in ~/.curlrc makes every later `curl URL` send the key; an editor's startup
+  // file, a Python .pth or usercustomize, a systemd user unit or an autostart entry is code run later.
+  '~/.curlrc',
+  '~/.config/curlrc',
+  '~/.wgetrc',
+  '~/.config/wget',
+  '~/.vimrc',
+  '~/.vim',
+  '~/.config/nvim',
+  '~/.local/lib/python*/site-packages/*.pth',
+  '~/.local/lib/python*/site-packages/usercustomize.py',
+  '~/.config/systemd/user',
+  '~/.config/autostart',
 ];
 
 const pathPattern = z.string().min(1, 'a path pattern cannot be empty').max(1024).refine((pattern) => !pattern.includes('\0'), 'a path pattern cannot contain NUL');

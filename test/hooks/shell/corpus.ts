@@ -152,7 +152,12 @@ export function toCorpusOperation(operation: FileOperation, fixture: Pick<Fixtur
 const READ_PROTECTED_NAMES = [/^\.env$/, /^\.env\..*$/, /\.pem$/, /\.key$/, /^id_rsa/, /^id_ed25519/, /^id_ecdsa/];
 const READ_PROTECTED_IN_HOME = ['.ssh', '.aws', '.gnupg', '.config/gcloud', '.azure', '.kube', '.docker/config.json', '.npmrc', '.pypirc', '.netrc', '.git-credentials'];
 
-const WRITE_PROTECTED_IN_HOME = ['.gitconfig', '.config/git', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshenv', '.zshrc', '.zprofile', '.zlogin', '.config/fish'];
+const WRITE_PROTECTED_IN_HOME = [
+  ...['.gitconfig', '.config/git', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshenv', '.zshrc', '.zprofile', '.zlogin', '.config/fish'],
+  ...['.curlrc', '.config/curlrc', '.wgetrc', '.config/wget', '.vimrc', '.vim', '.config/nvim', '.config/systemd/user', '.config/autostart'],
+];
+/** Python's user site-packages: its .pth files and usercustomize.py run in every later python. */
+const PYTHON_USER_STARTUP = /^\.local\/lib\/python[^/]*\/site-packages\/(?:[^/]*\.pth|usercustomize\.py)$/;
 
 /** True when `access` to the absolute `path` touches a protected path. */
 export function isProtected(path: string, access: 'read' | 'write', fixture: Pick<FixtureWorkspace, 'root' | 'home'>): boolean {
@@ -165,6 +170,7 @@ export function isProtected(path: string, access: 'read' | 'write', fixture: Pic
   if (under(path, posix.join(fixture.root, '.svc'))) return true;
   // Files whose content runs later as code (the engine's DEFAULT_WRITE_PROTECTED).
   if (WRITE_PROTECTED_IN_HOME.some((entry) => under(path, posix.join(fixture.home, entry)))) return true;
+  if (under(path, fixture.home) && PYTHON_USER_STARTUP.test(posix.relative(fixture.home, path))) return true;
   const claude = posix.join(fixture.root, '.claude');
   return posix.dirname(path) === claude && /^settings.*\.json$/.test(posix.basename(path));
 }
