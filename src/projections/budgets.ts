@@ -1,4 +1,5 @@
 import type { LedgerRecord } from '../events/catalogue.js';
+import { recordTimeMs } from '../events/rfc3339.js';
 import { SvcError } from '../errors.js';
 import type { BudgetRule, PolicyContext } from '../policy/compile-policy.js';
 
@@ -57,7 +58,7 @@ export class BudgetCounter {
   }
 
   apply(record: LedgerRecord): void {
-    const ts = Date.parse(record.ts);
+    const ts = recordTimeMs(record.ts);
     if (ts > this.newest) this.newest = ts;
     if (record.type === 'action.received') {
       const { actionId, action } = record.data;

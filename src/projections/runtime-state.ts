@@ -1,5 +1,6 @@
 import type { NormalizedAction } from '../actionpass/action.js';
 import type { LedgerRecord } from '../events/catalogue.js';
+import { recordTimeMs } from '../events/rfc3339.js';
 import { BudgetCounter, type BudgetSnapshot } from './budgets.js';
 import { evolve, initialState, restoreState, snapshotState, type ApprovalState, type LedgerState, type LedgerStateSnapshot } from './state.js';
 
@@ -174,7 +175,7 @@ export class RuntimeState {
       this.settledApprovals.set(settled.approvalId, settled.status === 'rejected' ? 'rejected' : 'used');
       if (this.settledApprovals.size > MAX_SETTLED_APPROVALS) this.settledApprovals.delete(this.settledApprovals.keys().next().value as string);
     }
-    this.sweep(Date.parse(record.ts));
+    this.sweep(recordTimeMs(record.ts));
   }
 
   /** What the ledger last recorded about an MCP tool's definition, so a pin or a change is recorded once, not every session. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isRfc3339MillisUtc, rfc3339FieldsInRange } from '../../src/events/rfc3339.js';
+import { isRfc3339MillisUtc, recordTimeMs, rfc3339FieldsInRange } from '../../src/events/rfc3339.js';
 
 /** The fields read with slice and Number(), as rfc3339FieldsInRange once did: the reference. */
 function referenceInRange(text: string): boolean {
@@ -52,5 +52,21 @@ describe('rfc3339FieldsInRange', () => {
     expect(isRfc3339MillisUtc('2026-12-31T23:59:60.000Z')).toBe(false);
     expect(isRfc3339MillisUtc('2026-00-10T00:00:00.000Z')).toBe(false);
     expect(isRfc3339MillisUtc('2026-01-00T00:00:00.000Z')).toBe(false);
+  });
+});
+
+describe('recordTimeMs', () => {
+  it('is Date.parse for every text, however texts repeat and alternate', () => {
+    const stamps = fc.oneof(
+      fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+      fc.constantFrom('', 'not a time', '2026-02-30T00:00:00.000Z', '2026-11-26T15:58:11.123Z', '2026-11-26T15:58:11.124Z'),
+    );
+    fc.assert(
+      fc.property(fc.array(stamps, { minLength: 1, maxLength: 20 }), (texts) => {
+        // Each text twice in a row (the memo's hit), then in the order given (its misses).
+        for (const text of [...texts.flatMap((text) => [text, text]), ...texts]) expect(Object.is(recordTimeMs(text), Date.parse(text))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
