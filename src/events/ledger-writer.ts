@@ -299,8 +299,12 @@ export class LedgerWriter {
       const checked = prechecked ? { ok: true as const, event } : checkEvent(event);
       if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
       const dataJson = prechecked && serialized ? serialized.dataJson : canonicalJson(checked.event.data);
-      const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
-      if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
+      // No UTF-16 code unit takes more than 3 bytes of UTF-8, so a text that short fits whatever it
+      // holds: only a longer one needs a pass over it to count its bytes.
+      if (3 * dataJson.length + ENVELOPE_BYTES > MAX_LINE_BYTES) {
+        const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
+        if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
+      }
       prepared.push({ event: checked.event, dataJson });
     }
     const receipts: Promise<Receipt>[] = [];

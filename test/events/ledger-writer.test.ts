@@ -205,6 +205,21 @@ describe('ledger writer', () => {
     await writer.close();
   });
 
+  it("counts a record's size in UTF-8 bytes: a long ASCII text fits, the same length in three-byte characters does not", async () => {
+    const path = join(await tempDir(), 'ledger.jsonl');
+    const writer = await openLedger(path);
+    const withText = (actionId: string, text: string) => {
+      const event = chatEvent(actionId) as { data: { action: { capability: { payload: Record<string, unknown> } } } };
+      event.data.action.capability.payload = { text };
+      return event as never;
+    };
+    // 400,000 characters: three times that is past the 1 MiB limit, so the bytes are counted exactly.
+    await expect(writer.appendBatch([withText('act_ascii', 'x'.repeat(400_000))])).resolves.toHaveLength(1);
+    await expect(writer.appendBatch([withText('act_euro', '€'.repeat(400_000))])).rejects.toMatchObject({ code: 'event_too_large' });
+    expect(writer.size).toBe(2);
+    await writer.close();
+  });
+
   it('refuses a defect before the last line and says where', async () => {
     const path = join(await tempDir(), 'ledger.jsonl');
     const writer = await openLedger(path);
