@@ -27,9 +27,12 @@ export function serializedReceived(event: LedgerEvent, action: NormalizedAction,
   return { event, dataJson };
 }
 
-/** `passIssued(claims, token)` with its data as text; `claimsJson` is `canonicalJson(claims)`, the text that was signed. */
-export function serializedPassIssued(claims: ActionPassClaims, claimsJson: string, token: string): SerializedEvent {
+/**
+ * `passIssued(claims, token)` with its data as text; `claimsJson` is `canonicalJson(claims)`, the
+ * text that was signed, and `tokenJson`, when given, `canonicalJson(token)` (jws.ts compactJwsJson).
+ */
+export function serializedPassIssued(claims: ActionPassClaims, claimsJson: string, token: string, tokenJson?: string): SerializedEvent {
   const event = passIssued(claims, token);
-  const dataJson = `{"actionId":${canonicalJson(claims.actionId)},"claims":${claimsJson},"passId":${canonicalJson(claims.jti)},"token":${canonicalJson(token)}}`;
+  const dataJson = `{"actionId":${canonicalJson(claims.actionId)},"claims":${claimsJson},"passId":${canonicalJson(claims.jti)},"token":${tokenJson ?? canonicalJson(token)}}`;
   return { event, dataJson };
 }

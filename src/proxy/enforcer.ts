@@ -3,7 +3,7 @@ import { normalizeAction, type ActionIssue, type NormalizedAction } from '../act
 import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
 import { inThreadPassSigner, workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
 import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
-import { parseCompactJws } from '../actionpass/jws.js';
+import { compactJwsJson, parseCompactJws } from '../actionpass/jws.js';
 import { loadPassSigner } from '../actionpass/key-ring.js';
 import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
@@ -56,8 +56,11 @@ export type Normalized = { ok: true; action: NormalizedAction; actionJson: strin
 
 export interface Decided {
   outcome: AuthorizeOutcome;
-  /** The signed ActionPass, for an allow (or an approved step-up); `claimsJson`: the claims' JCS text, as signed. */
-  pass?: { token: string; claims: ActionPassClaims; claimsJson?: string };
+  /**
+   * The signed ActionPass, for an allow (or an approved step-up); `claimsJson`: the claims' JCS
+   * text, as signed; `tokenJson`: the token as a JSON string when it needs no escaping (compactJwsJson).
+   */
+  pass?: { token: string; claims: ActionPassClaims; claimsJson?: string; tokenJson?: string | undefined };
   action: NormalizedAction;
   actionId: string;
   actionHash: string;
@@ -364,30 +367,32 @@ export class Enforcer {
       const claims = outcome.pass.claims;
       const claimsJson = canonicalJson(claims);
       const token = this.signer.signNow(claimsJson);
-      const receipts = await this.append([...events, serializedPassIssued(claims, claimsJson, token)]);
-      return { outcome, pass: { token, claims, claimsJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+      const tokenJson = compactJwsJson(token);
+      const receipts = await this.append([...events, serializedPassIssued(claims, claimsJson, token, tokenJson)]);
+      return { outcome, pass: { token, claims, claimsJson, tokenJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
     }
     const sealed = this.append(events);
     // Sealed already (appends seal synchronously); its durability is awaited below, while the pass is signed.
     sealed.catch(() => undefined);
     const pass = outcome.pass ? await this.signAndAppend(outcome.pass.claims) : undefined;
     const receipts = [...(await sealed), ...(pass ? [await pass.receipt] : [])];
-    return { outcome, pass: pass && { token: pass.token, claims: outcome.pass?.claims as ActionPassClaims, claimsJson: pass.claimsJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
+    return { outcome, pass: pass && { token: pass.token, claims: outcome.pass?.claims as ActionPassClaims, claimsJson: pass.claimsJson, tokenJson: pass.tokenJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
   }
 
   /**
    * Signs a pass off the main thread and appends its record. Until that record is sealed, the
    * approval it uses is reserved, so a concurrent request cannot use the same approval twice.
    */
-  private async signAndAppend(claims: ActionPassClaims): Promise<{ token: string; claimsJson: string; receipt: Promise<Receipt> }> {
+  private async signAndAppend(claims: ActionPassClaims): Promise<{ token: string; claimsJson: string; tokenJson: string | undefined; receipt: Promise<Receipt> }> {
     const approvalId = claims.approvalId;
     if (approvalId !== undefined) this.state.reserveApproval(approvalId);
     try {
       const claimsJson = canonicalJson(claims);
       const token = await this.signer.sign(claimsJson);
-      const receipt = this.append([serializedPassIssued(claims, claimsJson, token)]).then((receipts) => receipts[0] as Receipt);
+      const tokenJson = compactJwsJson(token);
+      const receipt = this.append([serializedPassIssued(claims, claimsJson, token, tokenJson)]).then((receipts) => receipts[0] as Receipt);
       receipt.catch(() => undefined);
-      return { token, claimsJson, receipt };
+      return { token, claimsJson, tokenJson, receipt };
     } finally {
       if (approvalId !== undefined) this.state.releaseApproval(approvalId);
     }

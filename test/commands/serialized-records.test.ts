@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
+import { compactJwsJson } from '../../src/actionpass/jws.js';
 import { serializedPassIssued, serializedReceived } from '../../src/commands/serialized-records.js';
 import { canonicalJson } from '../../src/events/canonical.js';
 import type { LedgerEvent } from '../../src/events/catalogue.js';
@@ -26,6 +27,14 @@ const actionInput = fc.record(
     capability: fc.record({ tool: fc.constantFrom('chat.message.send', 'fs.file.write'), resource: fc.string({ minLength: 1, maxLength: 30 }).map((name) => `channel:${name.replace(/\p{Cc}/gu, '_')}`), payload: fc.dictionary(text, json, { maxKeys: 6 }) }),
   },
   { requiredKeys: ['schemaVersion', 'actor', 'intent', 'capability'] },
+);
+
+/** A token as the signer writes it (three base64url parts), or something else that still has a JCS form. */
+const base64url = fc.stringMatching(/^[A-Za-z0-9_-]{1,120}$/);
+const token = fc.oneof(
+  fc.tuple(base64url, base64url, base64url).map((parts) => parts.join('.')),
+  text.filter((value) => !/\p{Cs}/u.test(value)),
+  fc.constantFrom('aGVhZGVy.Y2xhaW1z.c2ln', 'a.b', 'a..c', 'a.b.c.d', 'a.b.c\n', 'a"b.c.d', 'a\\b.c.d'),
 );
 
 function receivedOf(action: unknown, actionHash: string, payloadHash: string, source: string): LedgerEvent {
@@ -59,7 +68,7 @@ describe('serialized records', () => {
 
   it('actionpass.issued: the text around the claims JSON is canonicalJson of the data', () => {
     fc.assert(
-      fc.property(text, fc.option(fc.constantFrom('apr_1', 'apr_x-Y'), { nil: undefined }), fc.nat(), (resource, approvalId, decisionSeq) => {
+      fc.property(text, fc.option(fc.constantFrom('apr_1', 'apr_x-Y'), { nil: undefined }), fc.nat(), token, (resource, approvalId, decisionSeq, passToken) => {
         const claims: ActionPassClaims = {
           actionHash: `sha256:${'a'.repeat(64)}`,
           actionId: 'act_AbC-_09',
@@ -78,8 +87,11 @@ describe('serialized records', () => {
           tenant: 'org:acme',
           tool: 'chat.message.send',
         };
-        const serialized = serializedPassIssued(claims, canonicalJson(claims), 'aGVhZGVy.Y2xhaW1z.c2ln');
-        expect(serialized.dataJson).toBe(canonicalJson(serialized.event.data));
+        // The token's text as the enforcer passes it (when it is a compact JWS), and without it.
+        for (const tokenJson of [compactJwsJson(passToken), undefined]) {
+          const serialized = serializedPassIssued(claims, canonicalJson(claims), passToken, tokenJson);
+          expect(serialized.dataJson).toBe(canonicalJson(serialized.event.data));
+        }
       }),
       { numRuns: 200 },
     );

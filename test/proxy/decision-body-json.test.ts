@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
+import { compactJwsJson } from '../../src/actionpass/jws.js';
 import type { NormalizedAction } from '../../src/actionpass/action.js';
 import type { ExecutionResult } from '../../src/adapters/tool-handler.js';
 import type { AuthorizeOutcome } from '../../src/commands/authorize.js';
@@ -57,15 +58,18 @@ const claims = fc
     );
   });
 
-/** The pass of a decision: its claims' JCS text when they have one (none with a lone surrogate), sometimes not given. */
-const pass = fc.record({ token, claims, withText: fc.boolean() }).map(({ token: passToken, claims: passClaims, withText }) => {
+/**
+ * The pass of a decision: its claims' JCS text when they have one (none with a lone surrogate),
+ * and its token's JSON text as the enforcer gives it (compactJwsJson), each sometimes not given.
+ */
+const pass = fc.record({ token, claims, withText: fc.boolean(), withTokenText: fc.boolean() }).map(({ token: passToken, claims: passClaims, withText, withTokenText }) => {
   let claimsJson: string | undefined;
   try {
     claimsJson = withText ? canonicalJson(passClaims) : undefined;
   } catch {
     claimsJson = undefined;
   }
-  return { token: passToken, claims: passClaims, ...(claimsJson !== undefined && { claimsJson }) };
+  return { token: passToken, claims: passClaims, ...(claimsJson !== undefined && { claimsJson }), ...(withTokenText && { tokenJson: compactJwsJson(passToken) }) };
 });
 
 const decision = fc.record({ decision: fc.constantFrom('allow', 'deny', 'step_up'), reasons: fc.array(text, { maxLength: 3 }), ruleId: text, policyHash: hash, explanation: text, trace: fc.constant([]) }) as fc.Arbitrary<PolicyDecision>;
@@ -140,7 +144,7 @@ describe('decisionBodyJson', () => {
     const value: Decided = {
       outcome: { events: [], status: 'decided', decision: { decision: 'allow', reasons: ['rule_allow'], ruleId: 'allow-chat', policyHash: `sha256:${'c'.repeat(64)}`, explanation: 'allowed', trace: [] }, explanation: 'allowed', decidedIndex: 1 },
       // A claims text that is not JSON.stringify's would show: the splice uses the text given.
-      pass: { token: 'eyJh.eyJi.c2ln', claims: claimsOfAllow, claimsJson: canonicalJson(claimsOfAllow) },
+      pass: { token: 'eyJh.eyJi.c2ln', claims: claimsOfAllow, claimsJson: canonicalJson(claimsOfAllow), tokenJson: compactJwsJson('eyJh.eyJi.c2ln') },
       action: {} as NormalizedAction,
       actionId: 'act_1',
       actionHash: `sha256:${'a'.repeat(64)}`,
