@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto';
 import { normalizeAction, type ActionIssue, type NormalizedAction } from '../actionpass/action.js';
 import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
 import { inThreadPassSigner, workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
@@ -26,6 +25,7 @@ import type { CompiledPolicy, PolicyMode } from '../policy/compile-policy.js';
 import { compileConfigPolicy } from '../policy/config-policy.js';
 import { REASON_CODE_PATTERN } from '../policy/reason-codes.js';
 import { RuntimeState, type OpenApproval } from '../projections/runtime-state.js';
+import { newId } from './ids.js';
 
 /**
  * The enforcement spine without HTTP: normalize, decide, append, issue, verify again, execute,
@@ -471,22 +471,4 @@ export class Enforcer {
       throw new SvcError('ledger_unavailable', `the ledger cannot be written, so nothing is allowed: ${(error as Error).message}`, { cause: error });
     }
   }
-}
-
-/**
- * Ids come from the secure generator in pooled 4 KiB draws: one `randomBytes` call per id costs
- * more than the rest of building it, three times per request.
- */
-const ID_BYTES = 12;
-let idPool = Buffer.alloc(0);
-let idOffset = 0;
-
-function newId(prefix: string): string {
-  if (idOffset + ID_BYTES > idPool.length) {
-    idPool = randomFillSync(Buffer.allocUnsafe(4096));
-    idOffset = 0;
-  }
-  const id = idPool.toString('base64url', idOffset, idOffset + ID_BYTES);
-  idOffset += ID_BYTES;
-  return `${prefix}_${id}`;
 }
