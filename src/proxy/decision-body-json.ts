@@ -1,13 +1,17 @@
 import type { Decided, Executed } from './enforcer.js';
 import { decisionBody, type DecisionBody } from './responses.js';
 
+/** The members every decision body starts with, in its key order (responses.ts). */
+const HEAD_KEYS = ['status', 'decision', 'explanation', 'action', 'ledger'] as const;
+
 /**
  * The decision body as the JSON text the proxy answers: exactly `JSON.stringify(decisionBody())`,
- * written member by member. Each member is JSON.stringify's own text for its value, in the body's
- * key order, so the whole is what JSON.stringify writes (a member whose value has no JSON form is
- * left out, as JSON.stringify leaves it out). Stringifying the small members one by one costs less
- * than stringifying the body (or a copy of it without its pass) in one call, which measured about
- * twice as slow, most of it in the copy.
+ * written in pieces in the body's key order: the members every body starts with in one
+ * JSON.stringify of a fresh object literal of them, then each other member as JSON.stringify's own
+ * text for its value (a member whose value has no JSON form is left out, as JSON.stringify leaves
+ * it out). A copy of the body without its pass, made by rest destructuring, took JSON.stringify's
+ * slow path: with the run-time strings of a real decision, about 9 µs per allow against about 5
+ * µs for this in a micro-benchmark on this VM.
  *
  * The pass is most of an allow's body (a token of about a kilobyte, and its claims), and the
  * enforcer already holds both as JSON text: the token's (when it needs no escaping), and the
@@ -17,9 +21,13 @@ import { decisionBody, type DecisionBody } from './responses.js';
  */
 export function decisionBodyJson(decided: Decided | Executed): string {
   const body = decisionBody(decided);
+  const keys = Object.keys(body) as (keyof DecisionBody)[];
+  for (let index = 0; index < HEAD_KEYS.length; index += 1) if (keys[index] !== HEAD_KEYS[index]) return JSON.stringify(body);
+  const head = JSON.stringify({ status: body.status, decision: body.decision, explanation: body.explanation, action: body.action, ledger: body.ledger });
   const passJson = passAsText(body, decided);
-  let text = '{';
-  for (const key of Object.keys(body) as (keyof DecisionBody)[]) {
+  let text = head.slice(0, -1);
+  for (let index = HEAD_KEYS.length; index < keys.length; index += 1) {
+    const key = keys[index] as keyof DecisionBody;
     const json: string | undefined = key === 'actionPass' && passJson !== undefined ? passJson : JSON.stringify(body[key]);
     if (json === undefined) continue;
     text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${json}`;
