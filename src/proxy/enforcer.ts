@@ -10,7 +10,7 @@ import type { ExecutionResult, HandlerContext, ToolHandler } from '../adapters/t
 import { decideGrant, decideRejection } from '../commands/approve.js';
 import { decideAuthorization, type AuthorizeOutcome, type PreVerdict } from '../commands/authorize.js';
 import { executionBlocked, executionCompleted } from '../commands/record-execution.js';
-import { serializedPassIssued, serializedReceived } from '../commands/serialized-records.js';
+import { serializedDecided, serializedPassIssued, serializedReceived } from '../commands/serialized-records.js';
 import { recheckApprovalBeforeSideEffect } from '../commands/resolve-approval.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveFromConfig } from '../config/load-config.js';
@@ -361,7 +361,7 @@ export class Enforcer {
       },
     );
     // The action's text was hashed for actionHash already: the ledger takes it as it is.
-    const events = outcome.events.map((event) => serializedReceived(event, normalized.action, normalized.actionJson));
+    const events = outcome.events.map((event) => (event.type === 'policy.decided' ? serializedDecided(event) : serializedReceived(event, normalized.action, normalized.actionJson)));
     if (outcome.pass && this.signer.signNow) {
       // Signed on this thread: the decision and its pass are sealed together and share one fdatasync.
       const claims = outcome.pass.claims;

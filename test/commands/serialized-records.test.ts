@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
 import { compactJwsJson } from '../../src/actionpass/jws.js';
-import { serializedPassIssued, serializedReceived } from '../../src/commands/serialized-records.js';
+import { serializedDecided, serializedPassIssued, serializedReceived } from '../../src/commands/serialized-records.js';
 import { canonicalJson } from '../../src/events/canonical.js';
 import type { LedgerEvent } from '../../src/events/catalogue.js';
 
@@ -64,6 +64,36 @@ describe('serialized records', () => {
     const other = receivedOf({ ...normalized.action }, normalized.actionHash, normalized.payloadHash, 'proxy');
     const decided: LedgerEvent = { type: 'policy.decided', stream: 'action:act_x', data: { actionId: 'act_x', decision: 'allow', policyHash: normalized.actionHash, reasons: ['rule_allow'], ruleId: 'r' } };
     for (const unchanged of [grown, other, decided]) expect(serializedReceived(unchanged, normalized.action, normalized.actionJson)).toBe(unchanged);
+  });
+
+  it('policy.decided: the text is canonicalJson of the data; data of another shape, or that JCS cannot write, is left for the writer', () => {
+    const anyText = fc.oneof(text, fc.string({ unit: 'binary' }), fc.constantFrom('', '\ud800', '"quoted"', 'back\\slash', 'line\nbreak'));
+    const data = fc.record({ actionId: anyText, decision: fc.oneof(fc.constantFrom('allow', 'deny', 'step_up', 'no_opinion'), anyText), policyHash: anyText, reasons: fc.array(anyText, { maxLength: 4 }), ruleId: anyText });
+    const reshaped = (fields: Record<string, unknown>) =>
+      fc.constantFrom<Record<string, unknown>>(
+        fields,
+        Object.fromEntries(Object.entries(fields).reverse()),
+        { ...fields, extra: 1 },
+        Object.fromEntries(Object.entries(fields).slice(1)),
+      );
+    fc.assert(
+      fc.property(data.chain(reshaped), (fields) => {
+        const event = { type: 'policy.decided', stream: 'action:act_x', data: fields } as unknown as LedgerEvent;
+        const serialized = serializedDecided(event);
+        let expected: string | undefined;
+        try {
+          expected = canonicalJson(fields);
+        } catch {
+          expected = undefined;
+        }
+        const inOrder = Object.keys(fields).join() === 'actionId,decision,policyHash,reasons,ruleId';
+        if (inOrder && expected !== undefined) expect('dataJson' in serialized && serialized.dataJson).toBe(expected);
+        else expect(serialized).toBe(event);
+      }),
+      { numRuns: 1000 },
+    );
+    const received = receivedOf({}, 'sha256:x', 'sha256:y', 'proxy');
+    expect(serializedDecided(received)).toBe(received);
   });
 
   it('actionpass.issued: the text around the claims JSON is canonicalJson of the data', () => {
