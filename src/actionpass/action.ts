@@ -92,13 +92,20 @@ export type NormalizedResult =
  */
 export function normalizeAction(input: unknown, tenant: string): NormalizedResult {
   // A lone surrogate is not Unicode and has no JCS form: refused wherever it hides, keys included.
-  const lone = loneSurrogateAt(input, '', 0);
-  if (lone !== undefined) return { ok: false, issues: [{ path: lone, message: 'contains a lone UTF-16 surrogate, which is not valid Unicode' }] };
+  // Both checks walk the input first without naming paths (no string per key), and name the path
+  // only for an input that fails, which is rare.
+  if (hasLoneSurrogate(input, 0)) {
+    const lone = loneSurrogateAt(input, '', 0) ?? '(body)';
+    return { ok: false, issues: [{ path: lone, message: 'contains a lone UTF-16 surrogate, which is not valid Unicode' }] };
+  }
   // The payload is checked as the caller sent it: zod copies records into new objects, and a
   // `__proto__` key would not survive the copy to be reported.
-  const payloadIssues: ActionIssue[] = [];
-  checkJsonValue(rawPayloadOf(input), 'capability.payload', 1, payloadIssues);
-  if (payloadIssues.length > 0) return { ok: false, issues: payloadIssues };
+  const rawPayload = rawPayloadOf(input);
+  if (!isWithinJsonLimits(rawPayload, 1)) {
+    const payloadIssues: ActionIssue[] = [];
+    checkJsonValue(rawPayload, 'capability.payload', 1, payloadIssues);
+    return { ok: false, issues: payloadIssues };
+  }
   // The hand-written reading first: it takes exactly what zod takes, or defers to zod.
   const fields = readActionFields(input, ACTION_RULES) ?? parseActionFields(input);
   if ('issues' in fields) return { ok: false, issues: fields.issues };
@@ -129,7 +136,17 @@ export function parseActionFields(input: unknown): ActionFields | { issues: Acti
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function loneSurrogateAt(value: unknown, path: string, depth: number): string | undefined {
+/** Whether `loneSurrogateAt` finds a lone surrogate, walked without building its path. */
+export function hasLoneSurrogate(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null || depth > MAX_PAYLOAD_DEPTH + 3) return false;
+  for (const key of Object.keys(value)) {
+    if (LONE_SURROGATE.test(key) || hasLoneSurrogate((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+export function loneSurrogateAt(value: unknown, path: string, depth: number): string | undefined {
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || '(body)' : undefined;
   // Deeper than any valid action: the payload check reports the depth.
   if (typeof value !== 'object' || value === null || depth > MAX_PAYLOAD_DEPTH + 3) return undefined;
@@ -149,8 +166,33 @@ function rawPayloadOf(input: unknown): unknown {
   return (capability as { payload: unknown }).payload;
 }
 
+/** Whether `checkJsonValue` finds no issue, walked without building paths. */
+export function isWithinJsonLimits(value: unknown, depth: number): boolean {
+  if (depth > MAX_PAYLOAD_DEPTH) return false;
+  switch (typeof value) {
+    case 'string':
+      return value.length <= MAX_STRING_LENGTH;
+    case 'number':
+      return Number.isFinite(value) && Math.abs(value) <= MAX_NUMBER;
+    case 'boolean':
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      // every() skips holes as checkJsonValue's forEach does.
+      if (Array.isArray(value)) return value.every((item) => isWithinJsonLimits(item, depth + 1));
+      if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false;
+      for (const key of Object.keys(value)) {
+        if (FORBIDDEN_KEYS.has(key) || key.length > MAX_STRING_LENGTH || !isWithinJsonLimits((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 /** Holds a payload to the JSON limits; collects at most a handful of issues. */
-function checkJsonValue(value: unknown, path: string, depth: number, issues: ActionIssue[]): void {
+export function checkJsonValue(value: unknown, path: string, depth: number, issues: ActionIssue[]): void {
   if (issues.length >= 20) return;
   if (depth > MAX_PAYLOAD_DEPTH) {
     issues.push({ path, message: `nested deeper than ${MAX_PAYLOAD_DEPTH} levels` });
