@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { hash } from 'node:crypto';
-import { canonicalJson, hashCanonical, type Sha256 } from '../events/canonical.js';
+import { canonicalJson, type Sha256 } from '../events/canonical.js';
 import { readActionFields, type ActionFields, type ActionRules } from './action-fields.js';
 
 /**
@@ -123,8 +123,19 @@ export function normalizeAction(input: unknown, tenant: string): NormalizedResul
     intent: { ...(intent.declaredGoal !== undefined && { declaredGoal: intent.declaredGoal }), taskId: intent.taskId },
     schemaVersion: ACTION_SCHEMA_VERSION,
   };
-  const actionJson = canonicalJson(action);
-  return { ok: true, action, actionJson, actionHash: `sha256:${hash('sha256', actionJson, 'hex')}`, payloadHash: hashCanonical(action.capability.payload) };
+  // JCS(action) around JCS(payload), which payloadHash covers too: the payload, most of an action,
+  // is serialized once. The action's own keys and its capability's are the ones written just
+  // above, in the order written here; every value goes through canonicalJson.
+  const payloadJson = canonicalJson(action.capability.payload);
+  const actionJson =
+    `{"actor":${canonicalJson(action.actor)},"capability":{"payload":${payloadJson},"resource":${canonicalJson(action.capability.resource)},` +
+    `"tool":${canonicalJson(action.capability.tool)}},"intent":${canonicalJson(action.intent)},"schemaVersion":${canonicalJson(action.schemaVersion)}}`;
+  return { ok: true, action, actionJson, actionHash: sha256Text(actionJson), payloadHash: sha256Text(payloadJson) };
+}
+
+/** `sha256:` and the hex digest of a JCS text's UTF-8 bytes: hashCanonical for a text already serialized. */
+function sha256Text(jcs: string): Sha256 {
+  return `sha256:${hash('sha256', jcs, 'hex')}`;
 }
 
 /** The reference reading: zod's verdict, its copy of the fields, or its issues worded for the caller. */

@@ -4,7 +4,7 @@ import { normalizeAction } from '../../src/actionpass/action.js';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
 import { compactJwsJson } from '../../src/actionpass/jws.js';
 import { serializedDecided, serializedPassIssued, serializedReceived } from '../../src/commands/serialized-records.js';
-import { canonicalJson } from '../../src/events/canonical.js';
+import { canonicalJson, hashCanonical } from '../../src/events/canonical.js';
 import type { LedgerEvent } from '../../src/events/catalogue.js';
 
 /**
@@ -48,6 +48,8 @@ describe('serialized records', () => {
         const normalized = normalizeAction(input, 'org:acme');
         if (!normalized.ok) return;
         expect(normalized.actionJson).toBe(canonicalJson(normalized.action));
+        expect(normalized.actionHash).toBe(hashCanonical(normalized.action));
+        expect(normalized.payloadHash).toBe(hashCanonical(normalized.action.capability.payload));
         const event = receivedOf(normalized.action, normalized.actionHash, normalized.payloadHash, source);
         const serialized = serializedReceived(event, normalized.action, normalized.actionJson);
         expect('dataJson' in serialized && serialized.dataJson).toBe(canonicalJson(event.data));
