@@ -16,8 +16,8 @@ const HEAD_KEYS = ['status', 'decision', 'explanation', 'action', 'ledger'] as c
  * The pass is most of an allow's body (a token of about a kilobyte, and its claims), and the
  * enforcer already holds both as JSON text: the token's (when it needs no escaping), and the
  * claims' JCS text it signed, which is their JSON.stringify text too while their keys are in order
- * and their values plain. Spliced in when that holds; serialized like any other member when not. A property test holds this to
- * JSON.stringify.
+ * and their values plain. Spliced in when that holds; serialized like any other member when not.
+ * A property test holds this to JSON.stringify.
  */
 export function decisionBodyJson(decided: Decided | Executed): string {
   const body = decisionBody(decided);
