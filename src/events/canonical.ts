@@ -11,7 +11,8 @@ const LOWER_HEX = new Uint8Array(128);
 for (const digit of '0123456789abcdef') LOWER_HEX[digit.charCodeAt(0)] = 1;
 
 const SHA256_PREFIX = 'sha256:';
-const SHA256_TEXT_LENGTH = SHA256_PREFIX.length + 64;
+/** The length of `sha256:` and 64 hex digits. */
+export const SHA256_TEXT_LENGTH = SHA256_PREFIX.length + 64;
 
 /**
  * `SHA256_PATTERN.test(text)`, written out: verification tests several hashes in every record

@@ -1,5 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { isSha256TextAt } from './canonical.js';
+import { isSha256TextAt, SHA256_TEXT_LENGTH } from './canonical.js';
 import { CanonicalFormScan, SURROGATE } from './canonical-form.js';
 
 /** A record line's text, its seq, and where its prevHash and type sit in the text. */
@@ -49,7 +49,7 @@ export function readEnvelopeFields(bytes: Buffer, expectedPrevHash?: string): En
   if (prevHashAt === -1) return undefined;
   const prevHashIsExpected = expectedPrevHash !== undefined && text.startsWith(expectedPrevHash, prevHashAt);
   if (!prevHashIsExpected && !isSha256TextAt(text, prevHashAt)) return undefined;
-  const seqAt = literalAt(text, prevHashAt + SHA256_LENGTH, SEQ_KEY);
+  const seqAt = literalAt(text, prevHashAt + SHA256_TEXT_LENGTH, SEQ_KEY);
   const seqEnd = seqAt === -1 ? -1 : scan.integer(seqAt);
   if (seqEnd === -1) return undefined;
   at = literalAt(text, seqEnd, STREAM_KEY);
@@ -73,7 +73,7 @@ export function envelopeTypeIs(fields: EnvelopeFields, type: string): boolean {
 
 /** The line's prevHash, as JSON.parse would read it. */
 export function envelopePrevHash(fields: EnvelopeFields): string {
-  return fields.text.slice(fields.prevHashAt, fields.prevHashAt + SHA256_LENGTH);
+  return fields.text.slice(fields.prevHashAt, fields.prevHashAt + SHA256_TEXT_LENGTH);
 }
 
 const DATA_KEY = '{"data":';
@@ -83,8 +83,6 @@ const STREAM_KEY = ',"stream":';
 const TS_KEY = ',"ts":';
 const TYPE_KEY = ',"type":"';
 const V_KEY = ',"v":';
-/** `sha256:` and 64 hex digits. */
-const SHA256_LENGTH = 71;
 const CLOSE_BRACE = 0x7d;
 
 /** The index after `literal` when the text at `at` is exactly it, else -1 (also for `at` -1). */
