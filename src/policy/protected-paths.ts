@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import * as z from 'zod';
 import type { NormalizedAction } from '../actionpass/action.js';
+import { escapeRegExp, patternScreen, type PatternNeed } from './pattern-screen.js';
 
 /**
  * Protected paths: the files an agent must never read (secrets) or never change (the guard's own
@@ -165,9 +166,11 @@ export interface GuardPlaces {
 
 type PathTest = (path: string) => boolean;
 
-interface CompiledPattern {
+export interface CompiledPattern {
   pattern: string;
   matches: PathTest;
+  /** What a path must have for `matches` to be possible: the guard's screen is built from these. */
+  need: PatternNeed;
 }
 
 /**
@@ -192,11 +195,13 @@ function compileGuard(config: ProtectedPathsConfig, places: GuardPlaces): PathGu
   const readPatterns = [...(config.defaults ? DEFAULT_READ_PROTECTED : []), ...config.read].map(compile);
   const writePatterns = [...(config.defaults ? DEFAULT_WRITE_PROTECTED : []), ...config.write, ...(places.configFile ? [places.configFile] : [])]
     .map(compile)
-    .concat(svcFiles.map((file) => ({ pattern: file, matches: pathOrInside(file, nocase) })));
+    .concat(svcFiles.map((file) => ({ pattern: file, matches: pathOrInside(file, nocase), need: { prefix: file } })));
+  const mayBeReadProtected = patternScreen(readPatterns.map((compiled) => compiled.need), nocase);
+  const mayBeWriteProtected = patternScreen(writePatterns.map((compiled) => compiled.need), nocase);
 
   const protects = (path: string, access: 'read' | 'write'): string | undefined => {
-    for (const compiled of readPatterns) if (compiled.matches(path)) return compiled.pattern;
-    if (access === 'write') for (const compiled of writePatterns) if (compiled.matches(path)) return compiled.pattern;
+    if (mayBeReadProtected(path)) for (const compiled of readPatterns) if (compiled.matches(path)) return compiled.pattern;
+    if (access === 'write' && mayBeWriteProtected(path)) for (const compiled of writePatterns) if (compiled.matches(path)) return compiled.pattern;
     return undefined;
   };
 
@@ -343,20 +348,35 @@ function describeDynamic(dynamic: unknown): string {
   return 'dynamic';
 }
 
-function compilePattern(pattern: string, places: GuardPlaces, nocase: boolean): CompiledPattern {
+export function compilePattern(pattern: string, places: GuardPlaces, nocase: boolean): CompiledPattern {
   const isGlob = GLOB_SYNTAX.test(pattern);
   if (!pattern.includes('/')) {
     // A bare name protects that name anywhere: test every segment of the path.
     const matchSegment = isGlob ? picomatch(pattern, { dot: true, nocase }) : sameName(pattern, nocase);
-    return { pattern, matches: (path) => path.split('/').some((segment) => segment !== '' && matchSegment(segment)) };
+    // picomatch's matcher takes a segment equal to the glob's text, or one its expression matches.
+    const segment = isGlob ? `${picomatch.makeRe(pattern, { dot: true, nocase }).source}|^${escapeRegExp(pattern)}$` : `^${escapeRegExp(pattern)}$`;
+    return { pattern, matches: (path) => path.split('/').some((part) => part !== '' && matchSegment(part)), need: { segment } };
   }
   // The anchor (home, workspace) is a literal path even when it holds `[` or `*`.
   const anchor = pattern.startsWith('~/') ? places.home : isAbsolute(pattern) ? '' : places.root;
   const rest = pattern.startsWith('~/') ? pattern.slice(2) : pattern;
-  if (!isGlob) return { pattern, matches: pathOrInside(join(anchor, rest).replace(/\/+$/, ''), nocase) };
+  if (!isGlob) {
+    const literal = join(anchor, rest).replace(/\/+$/, '');
+    return { pattern, matches: pathOrInside(literal, nocase), need: { prefix: literal } };
+  }
   const trimmed = join(globEscape(anchor), rest).replace(/\/+$/, '');
   const matchPath = picomatch([trimmed, `${trimmed}/**`], { dot: true, nocase });
-  return { pattern, matches: (path) => matchPath(path) };
+  return { pattern, matches: (path) => matchPath(path), need: { prefix: literalDirectory(trimmed) } };
+}
+
+/**
+ * The segments of a glob before the first one with glob syntax: every path it matches starts with
+ * them. Taken from the glob as joined, whose `..` may climb above a segment with a wildcard.
+ */
+function literalDirectory(glob: string): string {
+  const segments = glob.split('/');
+  const wildcard = segments.findIndex((segment) => GLOB_SYNTAX.test(segment));
+  return segments.slice(0, wildcard === -1 ? undefined : wildcard).join('/');
 }
 
 /**
@@ -380,6 +400,3 @@ function pathOrInside(literal: string, nocase: boolean): PathTest {
   return (path) => expression.test(path);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-}

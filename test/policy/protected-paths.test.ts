@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { policySchema } from '../../src/policy/policy-schema.js';
-import { compileProtectedPaths, protectedPathsSchema } from '../../src/policy/protected-paths.js';
+import { compilePattern, compileProtectedPaths, protectedPathsSchema } from '../../src/policy/protected-paths.js';
 
 const places = { root: '/work/repo', home: '/home/dev', configFile: '/work/repo/agent.yml' };
 const guard = compileProtectedPaths(protectedPathsSchema.parse({ read: ['config/secrets.yml'], write: ['.github/workflows'] }), places);
@@ -156,5 +156,55 @@ describe('protected paths named without glob syntax', () => {
       expect(guard.protects(`${root}/svc.yml`, 'write'), root).toBe('svc.yml');
       expect(guard.protects('/work/a1/config/secrets.yml', 'read'), root).toBeUndefined();
     }
+  });
+});
+
+describe('the guard\'s screen', () => {
+  // The guard tries its patterns one by one only for paths that pass a combined screen: the screen
+  // must never turn away a path some pattern matches, so the guard answers as the patterns alone do.
+  const segment = fc.constantFrom('work', 'repo', 'home', 'dev', '.ssh', '.SSH', '.env', '.env.local', 'id_rsa.pub', 'x.pem', 'X.PEM', 'keys', 'a', 'b', 'a[1]', 'b*', '.', '..', 'c{d,e}');
+  const globSegment = fc.oneof(segment, fc.constantFrom('*', '**', '*.pem', 'id_rsa*', '.env.*', '{a,b}', '[kK]eys', '?', 'x*y', '!(a)', '@(b|c)', '+(d)'));
+  const path = fc.array(segment, { minLength: 0, maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
+  const pattern = fc.oneof(
+    globSegment,
+    fc.array(globSegment, { minLength: 2, maxLength: 4 }).map((segments) => segments.join('/')),
+    fc.array(globSegment, { minLength: 1, maxLength: 4 }).map((segments) => `~/${segments.join('/')}`),
+    fc.array(globSegment, { minLength: 1, maxLength: 4 }).map((segments) => `/${segments.join('/')}`),
+  );
+  const rootPath = fc.constantFrom('/work/repo', '/home/dev', '/home/dev/.ssh', '/work/repo/a', '/work/repo/a[1]', '/', '/work/repo/.env');
+
+  it.each(['linux', 'darwin'] as const)('answers as trying every pattern would (%s)', (platform) => {
+    const nocase = platform === 'darwin';
+    const places = { root: '/work/repo', home: '/home/dev', platform, svcFiles: [] };
+    fc.assert(
+      fc.property(fc.array(pattern, { minLength: 1, maxLength: 4 }), fc.oneof(path, rootPath, fc.tuple(rootPath, path).map(([root, rest]) => `${root}${rest}`)), (patterns, candidate) => {
+        fc.pre(patterns.every((each) => compiles(each, places, nocase))); // `/*/..` names `/`, which picomatch refuses
+        const guard = compileProtectedPaths(protectedPathsSchema.parse({ defaults: false, read: patterns, write: patterns }), places);
+        const first = patterns.find((each) => compilePattern(each, places, nocase).matches(candidate));
+        expect(guard.protects(candidate, 'read')).toBe(first);
+        expect(guard.protects(candidate, 'write')).toBe(first);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  function compiles(pattern: string, places: { root: string; home: string }, nocase: boolean): boolean {
+    try {
+      compilePattern(pattern, places, nocase);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('turns away ordinary paths, so their check is one expression', () => {
+    const guard = compileProtectedPaths(protectedPathsSchema.parse({}), { root: '/work/repo', home: '/home/dev', svcFiles: [] });
+    const screened = compilePattern('*.pem', { root: '/work/repo', home: '/home/dev' }, false);
+    expect(screened.need).toEqual({ segment: expect.stringContaining('pem') });
+    expect(compilePattern('~/.cargo/credentials*', { root: '/work/repo', home: '/home/dev' }, false).need).toEqual({ prefix: '/home/dev/.cargo' });
+    // `..` after a wildcard climbs above it: `~/x*/../..` names /home itself.
+    const climbing = compileProtectedPaths(protectedPathsSchema.parse({ defaults: false, read: ['~/x*/../..'] }), { root: '/work/repo', home: '/home/dev', svcFiles: [] });
+    expect(climbing.protects('/home/other', 'read')).toBe('~/x*/../..');
+    for (const path of ['/work/repo/src/app.ts', '/work/repo/node_modules/x/index.js', '/home/dev/notes.md']) expect(guard.protects(path, 'read'), path).toBeUndefined();
   });
 });
