@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { trackedFilesOf } from './git-index.js';
 
 /**
  * Whether git leaves a file out when it stages a tree (`git add .`, `git add -A`, `git stash`):
@@ -62,38 +63,13 @@ function listsExactly(ignoreFile: string, name: string, isDirectory: boolean): b
   return listed;
 }
 
-/** An index this large is not searched: everything then counts as tracked. */
-const MAX_INDEX_BYTES = 64 * 1024 * 1024;
-
 /**
- * Whether `.git/index` names `file`, or any file under it. Index versions 2 and 3 store each
- * path whole, followed by a NUL, so a plain byte search finds it; anything else (version 4's
- * compressed paths, a `.git` file of a worktree, an unreadable or huge index) counts as naming it.
- * A missing index means a repository with nothing staged yet.
+ * Whether git's index names `file`, or any file under it. An index that cannot be read counts as
+ * naming it; a missing one means a repository with nothing staged yet.
  */
 function namedByIndex(file: string, root: string): boolean {
-  const gitDir = join(root, '.git');
-  let index: Buffer;
-  try {
-    if (!statSync(gitDir).isDirectory()) return true;
-    const path = join(gitDir, 'index');
-    if (!existsSync(path)) return false;
-    if (statSync(path).size > MAX_INDEX_BYTES) return true;
-    index = readFileSync(path);
-  } catch {
-    return true;
-  }
-  if (index.length < 12 || index.toString('latin1', 0, 4) !== 'DIRC') return true;
-  const version = index.readUInt32BE(4);
-  if (version !== 2 && version !== 3) return true;
-  const rel = relative(root, file).split(sep).join('/');
-  return containsPath(index, Buffer.from(`${rel}\0`, 'utf8')) || containsPath(index, Buffer.from(`${rel}/`, 'utf8'));
-}
-
-/** `needle` at the start of a stored path: not preceded by `/`, which would make it the tail of a longer one. */
-function containsPath(index: Buffer, needle: Buffer): boolean {
-  for (let at = index.indexOf(needle, 12); at !== -1; at = index.indexOf(needle, at + 1)) {
-    if (index[at - 1] !== 0x2f) return true;
-  }
-  return false;
+  const tracked = trackedFilesOf(root);
+  if (!tracked.known) return true;
+  const path = relative(root, file).split(sep).join('/');
+  return tracked.entries.some(({ path: named }) => named === path || named.startsWith(`${path}/`) || (named.endsWith('/') && path.startsWith(named)));
 }

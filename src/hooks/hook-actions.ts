@@ -9,6 +9,7 @@ import { interactiveProgram, shellStartingWrapper } from './interactive-programs
 import { toolWords } from './runtimes/mcp-calls.js';
 import { globLeavesUnread } from './glob-filter.js';
 import { isPathKey, SEARCH_WORDS } from './mcp-argument-names.js';
+import { findProtectedTracked } from './protected-tracked.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
 import { monotonicMs } from '../monotonic-clock.js';
@@ -334,7 +335,12 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
     expanded.push(operation);
     if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
     const left = deadline - monotonicMs();
-    const inside = left > 0 ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) }) : { found: [], complete: false };
+    const inside =
+      operation.skips === 'untracked' || operation.skips === 'unchanged'
+        ? findProtectedTracked(operation.path, tools.protects, operation.skips === 'unchanged')
+        : left > 0
+          ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) })
+          : { found: [], complete: false };
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
       if (skipped?.(read)) continue;
@@ -342,7 +348,8 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
       expanded.push(read);
     }
     if (!inside.complete) {
-      expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${operation.path} is too large to check for protected files` });
+      const why = operation.skips === 'untracked' || operation.skips === 'unchanged' ? `the files git tracks in ${operation.path} are not known` : `${operation.path} is too large to check for protected files`;
+      expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${why}` });
     }
   }
   return expanded;

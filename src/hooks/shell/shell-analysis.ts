@@ -7,7 +7,7 @@
 
 export type FileOperationKind = 'read' | 'write' | 'delete' | 'execute';
 
-export type SkippedByDefault = 'git' | 'ripgrep';
+export type SkippedByDefault = 'git' | 'ripgrep' | 'untracked' | 'unchanged';
 
 /** Why a path is known only at run time. */
 export type DynamicReason =
@@ -32,7 +32,10 @@ export interface FileOperation {
    * What a recursive read leaves out by default, which the guard checks per protected file inside:
    * `git`, staging (`git add` without -f, `commit -a`, `stash` without -a), skips the files git
    * ignores and does not track; `ripgrep` (`rg` without --hidden, -u, --no-ignore or a glob) skips
-   * hidden files and directories and what .gitignore lists.
+   * hidden files and directories and what .gitignore lists; `untracked` (the patches of
+   * `git log -p`, `git show`, `git diff HEAD`) skips every file git does not track, and `unchanged`
+   * (`git diff` of the working tree) also those unchanged since staged: for these two the guard
+   * looks for protected files in git's index, not on disk.
    */
   skips?: SkippedByDefault;
   /** Where it came from, for explanations: "cat argument", "> redirection", "cp source", "heredoc", ... */

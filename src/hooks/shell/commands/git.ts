@@ -198,10 +198,11 @@ function blobReferences(context: CommandContext, words: readonly Word[], via: st
   }
 }
 
-/** Paths whose content a command prints: after `--`, or before it when they exist. */
-function pathReads(context: CommandContext, before: readonly Word[], paths: readonly Word[], via: string): void {
+/** Paths whose content a command prints: after `--`, or before it when they exist. How many there are. */
+function pathReads(context: CommandContext, before: readonly Word[], paths: readonly Word[], via: string): number {
   const named = [...paths, ...before.filter((word) => word.value !== undefined && !word.value.startsWith('-') && !BLOB_REFERENCE.test(word.value) && context.kindOf(word) !== undefined)];
   for (const path of named) context.file('read', path, via, context.kindOf(path) === 'directory' ? { recursive: true } : {});
+  return named.length;
 }
 
 /** Paths a command rewrites in the working tree. */
@@ -213,7 +214,7 @@ function pathWrites(context: CommandContext, paths: readonly Word[], kind: 'writ
 }
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
-  show: (context, words) => showBlob(context, words, 'git show'),
+  show: (context, words) => showBlob(context, words, 'git show', 'by-default'),
   'cat-file': (context, words) => {
     blobReferences(context, words, 'git cat-file');
     // Objects named on standard input (`--batch`) or only at run time (`$(git rev-parse HEAD:.env)`) may be any file's content.
@@ -221,8 +222,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const unknown = words.find((word) => word.value === undefined);
     if (batch || unknown !== undefined) context.dynamic('read', batch ? 'git cat-file --batch (objects named on standard input)' : (unknown?.text ?? ''), batch ? 'command_substitution' : (unknown?.reason ?? 'variable'), 'git cat-file object');
   },
-  log: (context, words) => showBlob(context, words, 'git log'),
-  whatchanged: (context, words) => showBlob(context, words, 'git whatchanged'),
+  log: (context, words) => showBlob(context, words, 'git log', 'on-request'),
+  whatchanged: (context, words) => showBlob(context, words, 'git whatchanged', 'on-request'),
   blame: (context, words) => showBlob(context, words, 'git blame'),
   annotate: (context, words) => showBlob(context, words, 'git annotate'),
   diff: (context, words) => {
@@ -231,12 +232,18 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       for (const file of files) context.file('read', file, 'git diff --no-index', context.kindOf(file) === 'directory' ? { recursive: true } : {});
       return;
     }
-    showBlob(context, words, 'git diff');
+    const { operands, paths } = showBlob(context, words, 'git diff', 'by-default');
+    // Two paths, one outside the working tree, are compared as files, `--no-index` or not: a word
+    // known only at run time beside a path may be such a file (`git diff "$(echo ~/.ssh/id_rsa)" /dev/null`).
+    const pair = [...operands, ...paths];
+    if (pair.length === 2 && pair.some((word) => word.value === undefined) && pair.every((word) => word.value === undefined || context.kindOf(word) !== undefined || word.value.startsWith('/'))) {
+      for (const word of pair) if (word.value === undefined) context.dynamic('read', word.text, word.reason, 'git diff path outside the working tree');
+    }
   },
   difftool: (context, words) => {
     const parsed = parseArguments(words, { short: 'xt', long: ['extcmd', 'tool'] });
     for (const command of parsed.values('-x', '--extcmd')) runCode(context, command, 'git difftool --extcmd');
-    showBlob(context, words, 'git difftool');
+    showBlob(context, words, 'git difftool', 'by-default');
   },
   grep: (context, words) => {
     const { before, paths } = splitPathspecs(words);
@@ -319,6 +326,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   stash: (context, words) => {
     const [first, ...rest] = words;
     const action = first?.value !== undefined && !first.value.startsWith('-') ? first.value : 'push';
+    // What `show` prints (names by default, a patch with -p or the stash.showPatch setting) is judged as a patch.
+    if (action === 'show') trackedFilesRead(context, 'git stash show', 'untracked');
     if (action !== 'push' && action !== 'save') return;
     const parsed = parseArguments(action === first?.value ? rest : words, { short: 'm', long: ['message', 'pathspec-from-file'] });
     stagedListRead(context, parsed.values('--pathspec-from-file'), 'git stash --pathspec-from-file');
@@ -386,9 +395,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const parsed = parseArguments(words, { long: ['tree-filter', 'index-filter', 'msg-filter', 'commit-filter', 'env-filter', 'parent-filter', 'tag-name-filter', 'subdirectory-filter', 'prune-empty', 'original', 'state-branch', 'setup'] });
     for (const command of parsed.values('--tree-filter', '--index-filter', '--msg-filter', '--commit-filter', '--env-filter', '--parent-filter', '--tag-name-filter', '--setup')) runCode(context, command, 'git filter-branch');
   },
-  'diff-files': (context, words) => showBlob(context, words, 'git diff-files'),
-  'diff-index': (context, words) => showBlob(context, words, 'git diff-index'),
-  'diff-tree': (context, words) => showBlob(context, words, 'git diff-tree'),
+  'diff-files': (context, words) => showBlob(context, words, 'git diff-files', 'on-request'),
+  'diff-index': (context, words) => showBlob(context, words, 'git diff-index', 'on-request'),
+  'diff-tree': (context, words) => showBlob(context, words, 'git diff-tree', 'on-request'),
   'checkout-index': (context, words) => {
     const { before, paths } = splitPathspecs(words);
     const parsed = parseArguments(before);
@@ -477,6 +486,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     reportEach(context, 'read', parsed.values('--signature-file', '--description-file'), 'git format-patch option file');
     reportEach(context, 'write', parsed.values('-o', '--output-directory'), 'git format-patch --output-directory', { recursive: true });
     reportEach(context, 'write', parsed.values('--output'), 'git format-patch --output');
+    if (splitPathspecs(words).paths.length === 0) trackedFilesRead(context, 'git format-patch', 'untracked');
   },
   'merge-file': (context, words) => {
     const parsed = parseArguments(words, { short: 'L', long: ['marker-size', 'diff-algorithm'] });
@@ -614,8 +624,27 @@ function unknownSubcommand(context: CommandContext, name: string, words: readonl
   }
 }
 
-/** show, log, diff, blame: blob references and the paths whose content they print. */
-function showBlob(context: CommandContext, words: readonly Word[], via: string): void {
+/**
+ * Whether a diff-printing command prints file content: `by-default` (diff, show) unless it is
+ * told to print only names or counts, `on-request` (log, diff-tree) only when asked for a patch.
+ */
+type PatchOutput = 'by-default' | 'on-request';
+
+/** Options that ask for a patch: `-U<n>`, `-W`, `--word-diff`, `--binary` and the merge-diff ones imply it. */
+const PATCH_OPTIONS = ['-p', '-u', '--patch', '--patch-with-stat', '--patch-with-raw', '-c', '--cc', '--dd', '-m', '--diff-merges', '-U', '--unified', '-W', '--function-context', '--word-diff', '--word-diff-regex', '--color-words', '--binary'];
+/** Options after which only names, counts or nothing are printed, unless a patch is asked for too. */
+const NAMES_ONLY_OPTIONS = ['-s', '--no-patch', '--name-only', '--name-status', '--stat', '--numstat', '--shortstat', '--dirstat', '--compact-summary', '--summary', '--raw', '--quiet'];
+
+/** Options that compare something other than the working tree with the index. */
+const NOT_WORKING_TREE_OPTIONS = ['--cached', '--staged', '--merge-base'];
+
+/**
+ * show, log, diff, blame: blob references and the paths whose content they print. With no path
+ * named, a command that prints a patch prints the changes of tracked files: a read of those git
+ * tracks (`untracked` skipped), or for `git diff` of the working tree, of those changed since
+ * they were staged (`unchanged` skipped too). What only the history holds is not seen.
+ */
+function showBlob(context: CommandContext, words: readonly Word[], via: string, output?: PatchOutput): { operands: readonly Word[]; paths: readonly Word[] } {
   const { before, paths } = splitPathspecs(words);
   blobReferences(context, before, via);
   // `-U[<n>]`, `--unified`, `--pretty`, `--stat`, `--relative`, `--abbrev`, `--word-diff` and
@@ -623,7 +652,30 @@ function showBlob(context: CommandContext, words: readonly Word[], via: string):
   const parsed = parseArguments(before, { short: 'nLSGO', numeric: 'U', long: ['format', 'author', 'committer', 'grep', 'since', 'until', 'after', 'before', 'max-count', 'skip', 'output', 'diff-filter', 'encoding', 'date', 'ignore-rev', 'ignore-revs-file', 'contents', 'word-diff-regex', 'src-prefix', 'dst-prefix', 'line-prefix', 'inter-hunk-context'] });
   reportEach(context, 'read', parsed.values('--ignore-revs-file', '--contents'), `${via} option file`);
   reportEach(context, 'write', parsed.values('--output'), `${via} --output`);
-  pathReads(context, parsed.operands, paths, `${via} pathspec`);
+  lineRangeReads(context, parsed.values('-L'), `${via} -L`);
+  const named = pathReads(context, parsed.operands, paths, `${via} pathspec`);
+  const printsPatch = parsed.has(...PATCH_OPTIONS) || (output === 'by-default' && !parsed.has(...NAMES_ONLY_OPTIONS));
+  const revisions = parsed.operands.filter((word) => word.value === undefined || !BLOB_REFERENCE.test(word.value));
+  const blobsOnly = revisions.length === 0 && parsed.operands.length > 0; // `git show HEAD:README.md`
+  if (output !== undefined && named === 0 && printsPatch && !blobsOnly) {
+    const workingTree = (via === 'git diff' || via === 'git difftool' || via === 'git diff-files') && revisions.length === 0 && !parsed.has(...NOT_WORKING_TREE_OPTIONS);
+    trackedFilesRead(context, via, workingTree ? 'unchanged' : 'untracked');
+  }
+  return { operands: parsed.operands, paths };
+}
+
+/** A read of the tracked files of the repository around the working directory, as `skips` narrows them. */
+function trackedFilesRead(context: CommandContext, via: string, skips: 'untracked' | 'unchanged'): void {
+  const root = repositoryRoot(context);
+  if (root !== undefined) context.file('read', staticWord(root), `${via} (tracked files)`, { recursive: true, skips });
+}
+
+/** `-L<start>,<end>:<file>` and `-L:<funcname>:<file>` print lines of `<file>`. */
+function lineRangeReads(context: CommandContext, ranges: readonly Word[], via: string): void {
+  for (const range of ranges) {
+    if (range.value === undefined) context.dynamic('read', range.text, range.reason, via);
+    else if (range.value.includes(':')) context.file('read', staticWord(range.value.slice(range.value.lastIndexOf(':') + 1)), via);
+  }
 }
 
 function patch(context: CommandContext, words: readonly Word[], via: string): void {
