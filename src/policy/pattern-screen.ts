@@ -1,27 +1,42 @@
 /**
- * What a protected-path pattern needs of a path before it can match it: a segment matching a
- * regular expression (a bare name or glob, tried on every segment), or a literal beginning (an
- * anchored pattern: its directory, up to the first segment with glob syntax).
+ * What a protected-path pattern needs of a path before it can match it: a segment with this name
+ * (a bare name), a segment matching a regular expression (a bare glob), or a literal beginning
+ * (an anchored pattern: its directory, up to the first segment with glob syntax).
  */
-export type PatternNeed = { segment: string } | { prefix: string };
+export type PatternNeed = { name: string } | { segment: string } | { prefix: string };
 
 /**
  * One quick test standing for a list of patterns: false only for a path none of them can match.
  * A guard checks its patterns one by one (about fifty, some of them on every segment) only for
  * the paths that pass it, which the paths of a tree walk or of git's index seldom do. Each need
  * is a necessary condition of its pattern, so the screen never turns away a path a pattern matches.
+ * Ignoring case, everything is one expression with the `i` flag, which folds case as the
+ * patterns' own expressions do; otherwise names and prefixes are compared as strings, which
+ * costs a hook process less to set up than compiling them.
  */
 export function patternScreen(needs: readonly PatternNeed[], nocase: boolean): (path: string) => boolean {
-  const flags = nocase ? 'i' : '';
-  const segments = needs.flatMap((need) => ('segment' in need ? [`(?:${need.segment})`] : []));
-  const prefixes = needs.flatMap((need) => ('prefix' in need ? [escapeRegExp(need.prefix)] : []));
-  const anySegment = segments.length === 0 ? undefined : new RegExp(segments.join('|'), flags);
-  const anyPrefix = prefixes.length === 0 ? undefined : new RegExp(`^(?:${prefixes.join('|')})`, flags);
+  const names = new Set<string>();
+  const segments: string[] = [];
+  const prefixes: string[] = [];
+  for (const need of needs) {
+    if ('prefix' in need) prefixes.push(need.prefix);
+    else if ('segment' in need) segments.push(`(?:${need.segment})`);
+    else if (nocase) segments.push(`^${escapeRegExp(need.name)}$`);
+    else names.add(need.name);
+  }
+  const anySegment = segments.length === 0 ? undefined : new RegExp(segments.join('|'), nocase ? 'i' : '');
+  const hasPrefix = nocase ? prefixTestIgnoringCase(prefixes) : (path: string) => prefixes.some((prefix) => path.startsWith(prefix));
   return (path) => {
-    if (anyPrefix?.test(path) === true) return true;
-    if (anySegment === undefined) return false;
-    return path.split('/').some((segment) => segment !== '' && anySegment.test(segment));
+    if (hasPrefix(path)) return true;
+    for (const segment of path.split('/')) if (segment !== '' && (names.has(segment) || anySegment?.test(segment) === true)) return true;
+    return false;
   };
+}
+
+function prefixTestIgnoringCase(prefixes: readonly string[]): (path: string) => boolean {
+  if (prefixes.length === 0) return () => false;
+  const expression = new RegExp(`^(?:${prefixes.map(escapeRegExp).join('|')})`, 'i');
+  return (path) => expression.test(path);
 }
 
 export function escapeRegExp(text: string): string {

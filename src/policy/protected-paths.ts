@@ -352,10 +352,10 @@ export function compilePattern(pattern: string, places: GuardPlaces, nocase: boo
   const isGlob = GLOB_SYNTAX.test(pattern);
   if (!pattern.includes('/')) {
     // A bare name protects that name anywhere: test every segment of the path.
-    const matchSegment = isGlob ? picomatch(pattern, { dot: true, nocase }) : sameName(pattern, nocase);
-    // picomatch's matcher takes a segment equal to the glob's text, or one its expression matches.
-    const segment = isGlob ? `${picomatch.makeRe(pattern, { dot: true, nocase }).source}|^${escapeRegExp(pattern)}$` : `^${escapeRegExp(pattern)}$`;
-    return { pattern, matches: (path) => path.split('/').some((part) => part !== '' && matchSegment(part)), need: { segment } };
+    if (!isGlob) return { pattern, matches: anySegment(sameName(pattern, nocase)), need: { name: pattern } };
+    // What picomatch's own matcher does on POSIX paths: a segment equal to the glob's text, or one its expression matches.
+    const expression = picomatch.makeRe(pattern, { dot: true, nocase });
+    return { pattern, matches: anySegment((part) => part === pattern || expression.test(part)), need: { segment: `${expression.source}|^${escapeRegExp(pattern)}$` } };
   }
   // The anchor (home, workspace) is a literal path even when it holds `[` or `*`.
   const anchor = pattern.startsWith('~/') ? places.home : isAbsolute(pattern) ? '' : places.root;
@@ -385,6 +385,10 @@ function literalDirectory(glob: string): string {
  * share of a hook process' life.
  */
 const GLOB_SYNTAX = /[\\*?[\]{}()!+@]/;
+
+function anySegment(matchSegment: PathTest): PathTest {
+  return (path) => path.split('/').some((part) => part !== '' && matchSegment(part));
+}
 
 /** `name` as a whole segment; ignoring case as picomatch's `nocase` does (a regular expression's `i` flag). */
 function sameName(name: string, nocase: boolean): PathTest {

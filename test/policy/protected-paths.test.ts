@@ -148,6 +148,19 @@ describe('protected paths named without glob syntax', () => {
     );
   });
 
+  it.each(['linux', 'darwin'] as const)('a bare glob matches a segment exactly when picomatch\'s matcher does (%s)', (platform) => {
+    const nocase = platform === 'darwin';
+    const glob = fc.array(fc.constantFrom('*', '?', '.env', 'id_rsa', '.', 'pem', 'x', 'X', '[kK]', '{a,b}', '!(a)', '@(x|y)', '+(x)', '**'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
+    const name = fc.array(fc.constantFrom('.', 'env', '.env', 'id_rsa', 'pem', 'x', 'X', 'k', 'K', 'a', 'b', 'y', '*', '{a,b}', '[kK]'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(glob, name, (pattern, segment) => {
+        const guard = compileProtectedPaths(protectedPathsSchema.parse({ defaults: false, read: [pattern] }), { root: '/work/repo', home: '/home/dev', platform, svcFiles: [] });
+        expect(guard.protects(`/${segment}`, 'read') !== undefined).toBe(picomatch(pattern, { dot: true, nocase })(segment));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('a workspace whose own path holds glob characters is still the literal anchor of its patterns', () => {
     for (const root of ['/work/a[1]', '/work/b*', '/work/c{d,e}', '/work/(f)']) {
       const guard = compileProtectedPaths(protectedPathsSchema.parse({ read: ['config/secret*.yml'] }), { root, home: '/home/dev', svcFiles: [] });
