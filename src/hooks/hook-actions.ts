@@ -4,7 +4,7 @@ import { ACTION_SCHEMA_VERSION, MAX_STRING_LENGTH, type Payload } from '../actio
 import { hashCanonical } from '../events/canonical.js';
 import type { HookEvent, ToolCall } from './hook-event.js';
 import { findProtectedInside, WALK_LIMITS } from './protected-inside.js';
-import { ignoredAndUntracked } from './git-ignored.js';
+import { ignoredAndUntracked, repositoryRootOf } from './git-ignored.js';
 import { interactiveProgram, shellStartingWrapper } from './interactive-programs.js';
 import { toolWords } from './runtimes/mcp-calls.js';
 import { globLeavesUnread } from './glob-filter.js';
@@ -94,6 +94,8 @@ function planToolCall(call: ToolCall, toolName: string, context: ShellContext, m
       // A search tool given a directory reads the files under it, as the Grep tool does.
       const searches = searchesContents(call.tool);
       const operations = paths.map(({ kind, key, target }): FileOperation => ({ kind, ...target, ...(searches && kind === 'read' && isDirectory(target.path) && { recursive: true }), via: `${toolName} argument ${key}` }));
+      const patch = mcpPatchRead(call.tool, call.arguments, toolName, (text) => tools.resolvePath(text, context).path);
+      if (patch !== undefined) operations.push(patch);
       return [
         make(`call ${call.server}/${call.tool}`, `mcp.${toolSegment(call.server)}.${toolSegment(call.tool)}`, resource('mcp', call.server), call.arguments as Payload),
         ...withProtectedInside(operations, tools).map((operation) => operationAction(make, operation, {})),
@@ -277,6 +279,22 @@ function mcpPaths(tool: string, args: Record<string, unknown>): { kind: 'read' |
 const MCP_REVISION_KEYS = new Set(['revision', 'rev', 'ref', 'commit', 'object', 'treeish', 'tree_ish', 'blob', 'target', 'sha', 'oid']);
 /** Argument names under which they take the repository the revision is in. */
 const MCP_REPOSITORY_KEYS = ['repo_path', 'repository', 'repo', 'repo_dir', 'cwd', 'path'];
+
+/**
+ * A git MCP server's diff or show (`git_diff_unstaged`, `git_diff_staged`, `git_diff`, `git_show`):
+ * the patch it returns holds the changes of tracked files, as `git diff` and `git show` do in a
+ * shell, so it is a read of the protected files git tracks in the repository argument (or the
+ * working directory); of those changed since staged, for the working tree against the index.
+ */
+function mcpPatchRead(tool: string, args: Record<string, unknown>, via: string, resolvePath: (text: string) => string): FileOperation | undefined {
+  const words = toolWords(tool);
+  if (!words.includes('git') || !(words.includes('diff') || words.includes('show'))) return undefined;
+  if (!words.includes('diff') && mcpBlobPaths(args).length > 0) return undefined; // `git_show HEAD:README.md` shows that blob only
+  const repository = MCP_REPOSITORY_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
+  const root = repositoryRootOf(resolvePath(repository ?? '.'));
+  if (root === undefined) return undefined;
+  return { kind: 'read', path: root, recursive: true, skips: words.includes('unstaged') ? 'unchanged' : 'untracked', via: `${via} (tracked files)` };
+}
 
 /**
  * `git show HEAD:.env` through an MCP git server (`git_show { revision: 'HEAD:.env' }`): the

@@ -90,6 +90,31 @@ describe('a tracked .env', () => {
   });
 });
 
+describe('a git MCP server', () => {
+  it('returns patches of tracked files from its diff and show tools, as git in a shell does', async () => {
+    const repo = repository('mcp', { env: true });
+    const elsewhere = join(base, 'home');
+    mkdirSync(elsewhere, { recursive: true });
+    for (const [tool, input] of [
+      ['mcp__git__git_show', { repo_path: repo, revision: 'HEAD' }],
+      ['mcp__git__git_diff', { repo_path: repo, target: 'HEAD~0' }],
+      ['mcp__git__git_diff_staged', { repo_path: repo }],
+    ] as const) {
+      expect((await engine.decideTool(tool, input, elsewhere))?.decision, tool).toBe('deny');
+    }
+    expect((await engine.decideTool('mcp__git__git_diff_unstaged', { repo_path: repo }, elsewhere))?.decision, 'nothing changed since staged').toBe('no_opinion');
+    appendFileSync(join(repo, '.env'), 'OTHER=changed\n');
+    expect((await engine.decideTool('mcp__git__git_diff_unstaged', { repo_path: repo }, elsewhere))?.decision).toBe('deny');
+    for (const [tool, input] of [
+      ['mcp__git__git_show', { repo_path: repo, revision: 'HEAD:README.md' }],
+      ['mcp__git__git_log', { repo_path: repo, max_count: 5 }],
+      ['mcp__git__git_status', { repo_path: repo }],
+    ] as const) {
+      expect((await engine.decideTool(tool, input, elsewhere))?.decision, tool).toBe('no_opinion');
+    }
+  });
+});
+
 describe('a repository that does not track .env', () => {
   it('shows its history with no opinion, even with an ignored .env on disk', async () => {
     const repo = repository('ignored', { env: false });

@@ -10,6 +10,8 @@ import { runtimeProtocol } from '../../src/hooks/runtimes/index.js';
 export interface HookEngine {
   /** Decides one Bash call as `svc hook claude-code` would, appending to the engine's ledger. */
   decideShell(command: string, cwd: string): Promise<HookEvaluation | undefined>;
+  /** Decides one Claude Code tool call (`mcp__git__git_show`, `Read`, …) from the input Claude Code would send. */
+  decideTool(toolName: string, toolInput: Record<string, unknown>, cwd: string): Promise<HookEvaluation | undefined>;
   /** The engine's ledger file. */
   ledgerPath: string;
   close(): Promise<void>;
@@ -33,6 +35,11 @@ export async function startHookEngine(options: { workspace: string; home: string
     ledgerPath: join(state, 'ledger.jsonl'),
     async decideShell(command, cwd) {
       const run = await decider.decide({ event: 'tool', runtime: 'claude-code', sessionId: 'tests', cwd, toolName: 'Bash', call: { kind: 'shell', command } }, protocol, (action) => authorizer.authorize(action));
+      return run.evaluation;
+    },
+    async decideTool(toolName, toolInput, cwd) {
+      const event = protocol.parseInput(JSON.stringify({ session_id: 'tests', cwd, hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput }));
+      const run = await decider.decide(event, protocol, (action) => authorizer.authorize(action));
       return run.evaluation;
     },
     async close() {
