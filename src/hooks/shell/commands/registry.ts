@@ -12,6 +12,7 @@ import { FIND } from './find.js';
 import { GIT_COMMANDS } from './git.js';
 import { GITHUB_CLI } from './github-cli.js';
 import { INTERPRETERS, interpreterName } from './interpreters.js';
+import { MOUNTS } from './mounts.js';
 import { NETWORK_CLIENTS } from './network-clients.js';
 import { NO_FILE_COMMANDS } from './no-file-commands.js';
 import { SHELLS } from './shells.js';
@@ -32,6 +33,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...FILE_WRITERS,
     ...FILE_TRANSFER,
     ...ARCHIVES,
+    ...MOUNTS,
     ...NETWORK_CLIENTS,
     ...GIT_COMMANDS,
     ...GITHUB_CLI,
