@@ -46,7 +46,7 @@ async function decisionOf(command: string, cwd: string): Promise<string | undefi
   return (await engine.decideShell(command, cwd))?.decision;
 }
 
-const HISTORY_COMMANDS = ['git show', 'git show HEAD', 'git log -p', 'git log --patch -n 1', 'git log -U1', 'git diff "$(git hash-object -t tree /dev/null)" HEAD', 'git format-patch -1 --stdout', 'git whatchanged -p -1', 'git diff-tree -p --root HEAD'];
+const HISTORY_COMMANDS = ['git show', 'git show HEAD', 'git log -p', 'git log --patch -n 1', 'git log -U1', 'git diff "$(git hash-object -t tree /dev/null)" HEAD', 'git format-patch -1 --stdout', 'git whatchanged -p -1', 'git diff-tree -p --root HEAD', 'git reflog -p', 'git fast-export HEAD', 'git cat-file -p "$(git rev-parse HEAD:.env)"', 'git show "$(git ls-files -s .env | cut -d" " -f2)"'];
 
 describe('a tracked .env', () => {
   it('is printed by patches of history that name no path, and each is a read of it', async () => {
@@ -57,6 +57,10 @@ describe('a tracked .env', () => {
         expect(await decisionOf(command, repo), `${command} (index v${version})`).toBe('deny');
       }
       expect(await decisionOf('git show', join(repo, 'src')), 'from a subdirectory').toBe('deny');
+      // The pickaxe prints commit names, not content, but answers whether the changes hold a string.
+      expect(shell(repo, 'git log --oneline -S sk-tracked')).not.toBe('');
+      expect(shell(repo, 'git log --oneline -S sk-guessed-wrong')).toBe('');
+      expect(await decisionOf('git log --oneline -S sk-tracked', repo)).toBe('deny');
     }
   });
 

@@ -181,6 +181,8 @@ function repositoryRoot(context: CommandContext): string | undefined {
 
 const BLOB_REFERENCE = /^([^:\s]*):(?:[0-3]:)?(?!\/\/)(.+)$/s;
 
+const CAT_FILE_TYPES = new Set(['blob', 'tree', 'commit', 'tag']);
+
 /** `REV:path` words: a read of `path` as committed. */
 function blobReferences(context: CommandContext, words: readonly Word[], via: string, recursive = false): void {
   let root: string | undefined | null = null;
@@ -221,8 +223,19 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const batch = words.some((word) => word.value?.startsWith('--batch') === true);
     const unknown = words.find((word) => word.value === undefined);
     if (batch || unknown !== undefined) context.dynamic('read', batch ? 'git cat-file --batch (objects named on standard input)' : (unknown?.text ?? ''), batch ? 'command_substitution' : (unknown?.reason ?? 'variable'), 'git cat-file object');
+    // `-p <object>`, `blob <object>`: an object named by its id or a ref may be any tracked file's content
+    // (`git ls-files -s` prints each one's blob id).
+    const prints = words.some((word) => word.value === '-p' || word.value === 'blob');
+    const named = words.filter((word) => word.value === undefined || (!word.value.startsWith('-') && !CAT_FILE_TYPES.has(word.value) && !BLOB_REFERENCE.test(word.value)));
+    if (prints && named.length > 0) trackedFilesRead(context, 'git cat-file', 'untracked');
   },
   log: (context, words) => showBlob(context, words, 'git log', 'on-request'),
+  reflog: (context, words) => showBlob(context, words, 'git reflog', 'on-request'),
+  // Every blob of the history it exports, and the patches of both series it compares.
+  'fast-export': (context) => trackedFilesRead(context, 'git fast-export', 'untracked'),
+  'range-diff': (context) => trackedFilesRead(context, 'git range-diff', 'untracked'),
+  // Writes a blob, named by its id, into a file beside the working directory: a copy of any tracked file.
+  'unpack-file': (context) => trackedFilesRead(context, 'git unpack-file', 'untracked'),
   whatchanged: (context, words) => showBlob(context, words, 'git whatchanged', 'on-request'),
   blame: (context, words) => showBlob(context, words, 'git blame'),
   annotate: (context, words) => showBlob(context, words, 'git annotate'),
@@ -328,6 +341,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const action = first?.value !== undefined && !first.value.startsWith('-') ? first.value : 'push';
     // What `show` prints (names by default, a patch with -p or the stash.showPatch setting) is judged as a patch.
     if (action === 'show') trackedFilesRead(context, 'git stash show', 'untracked');
+    if (action === 'list' && parseArguments(rest).has(...PATCH_OPTIONS)) trackedFilesRead(context, 'git stash list', 'untracked');
     if (action !== 'push' && action !== 'save') return;
     const parsed = parseArguments(action === first?.value ? rest : words, { short: 'm', long: ['message', 'pathspec-from-file'] });
     stagedListRead(context, parsed.values('--pathspec-from-file'), 'git stash --pathspec-from-file');
@@ -601,11 +615,11 @@ function unguardedRepository(context: CommandContext, parsed: ParsedArguments, v
  * branch names, remotes, messages.
  */
 const QUIET_SUBCOMMANDS: ReadonlySet<string> = new Set([
-  'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'for-each-ref', 'reflog', 'merge-base',
+  'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'for-each-ref', 'merge-base',
   'name-rev', 'shortlog', 'count-objects', 'fsck', 'gc', 'prune', 'repack', 'pack-refs', 'cherry', 'cherry-pick', 'revert', 'reset', 'version', 'help', 'var', 'verify-commit',
-  'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'range-diff', 'write-tree', 'mktag', 'merge-tree',
+  'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'write-tree', 'mktag', 'merge-tree',
   'sparse-checkout', 'maintenance', 'replace', 'rerere', 'request-pull', 'show-branch', 'stripspace', 'column', 'prune-packed', 'multi-pack-index', 'commit-graph',
-  'fmt-merge-msg', 'patch-id', 'update-server-info', 'unpack-objects', 'show-index', 'get-tar-commit-id', 'mergetool', 'credential-cache', 'refs', 'unpack-file',
+  'fmt-merge-msg', 'patch-id', 'update-server-info', 'unpack-objects', 'show-index', 'get-tar-commit-id', 'mergetool', 'credential-cache', 'refs',
 ]);
 
 /**
@@ -630,8 +644,12 @@ function unknownSubcommand(context: CommandContext, name: string, words: readonl
  */
 type PatchOutput = 'by-default' | 'on-request';
 
-/** Options that ask for a patch: `-U<n>`, `-W`, `--word-diff`, `--binary` and the merge-diff ones imply it. */
-const PATCH_OPTIONS = ['-p', '-u', '--patch', '--patch-with-stat', '--patch-with-raw', '-c', '--cc', '--dd', '-m', '--diff-merges', '-U', '--unified', '-W', '--function-context', '--word-diff', '--word-diff-regex', '--color-words', '--binary'];
+/**
+ * Options that ask for a patch: `-U<n>`, `-W`, `--word-diff`, `--binary` and the merge-diff ones
+ * imply it. The pickaxe (`-S`, `-G`) prints no content, but which commits it lists answers
+ * whether the changes of tracked files hold a string: asked often enough, what they hold.
+ */
+const PATCH_OPTIONS = ['-p', '-u', '--patch', '--patch-with-stat', '--patch-with-raw', '-c', '--cc', '--dd', '-m', '--diff-merges', '-U', '--unified', '-W', '--function-context', '--word-diff', '--word-diff-regex', '--color-words', '--binary', '-S', '-G'];
 /** Options after which only names, counts or nothing are printed, unless a patch is asked for too. */
 const NAMES_ONLY_OPTIONS = ['-s', '--no-patch', '--name-only', '--name-status', '--stat', '--numstat', '--shortstat', '--dirstat', '--compact-summary', '--summary', '--raw', '--quiet'];
 
