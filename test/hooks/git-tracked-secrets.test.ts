@@ -70,6 +70,9 @@ describe('a tracked .env', () => {
     expect(await decisionOf('git diff', repo)).not.toBe('deny');
     appendFileSync(join(repo, '.env'), 'OTHER=sk-second-secret\n');
     expect(shell(repo, 'git diff')).toContain('sk-second-secret');
+    expect(shell(repo, 'yes n | git checkout -p')).toContain('sk-second-secret');
+    for (const command of ['yes n | git checkout -p', 'yes n | git restore --patch', 'git reset -p']) expect(await decisionOf(command, repo), command).toBe('deny');
+    expect(await decisionOf('git reset --hard', repo)).toBe('no_opinion');
     for (const command of ['git diff', 'git diff --stat -p', 'git difftool -y -x cat']) expect(await decisionOf(command, repo), command).toBe('deny');
     rmSync(join(repo, '.env'));
     expect(shell(repo, 'git diff')).toContain('sk-tracked-secret');

@@ -309,14 +309,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const existing = parsed.operands.slice(1).filter((word) => context.kindOf(word) !== undefined);
     const single = parsed.operands.length === 1 && parsed.operands[0] !== undefined && context.kindOf(parsed.operands[0]) === 'file' ? [parsed.operands[0]] : [];
     pathWrites(context, [...paths, ...existing, ...single], 'write', 'git checkout');
+    hunksShown(context, parsed, 'git checkout --patch');
   },
   restore: (context, words) => {
     const { before, paths } = splitPathspecs(words);
     const parsed = parseArguments(before, { short: 's', long: ['source', 'conflict', 'pathspec-from-file'] });
     reportEach(context, 'read', parsed.values('--pathspec-from-file'), 'git restore --pathspec-from-file');
+    hunksShown(context, parsed, 'git restore --patch');
     if (parsed.has('-S', '--staged') && !parsed.has('-W', '--worktree')) return;
     pathWrites(context, [...parsed.operands, ...paths], 'write', 'git restore');
   },
+  reset: (context, words) => hunksShown(context, parseArguments(splitPathspecs(words).before, { long: ['pathspec-from-file'] }), 'git reset --patch'),
   clean: (context, words) => {
     const { before, paths } = splitPathspecs(words);
     const parsed = parseArguments(before, { short: 'e', long: ['exclude'] });
@@ -616,7 +619,7 @@ function unguardedRepository(context: CommandContext, parsed: ParsedArguments, v
  */
 const QUIET_SUBCOMMANDS: ReadonlySet<string> = new Set([
   'status', 'branch', 'switch', 'remote', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'show-ref', 'symbolic-ref', 'for-each-ref', 'merge-base',
-  'name-rev', 'shortlog', 'count-objects', 'fsck', 'gc', 'prune', 'repack', 'pack-refs', 'cherry', 'cherry-pick', 'revert', 'reset', 'version', 'help', 'var', 'verify-commit',
+  'name-rev', 'shortlog', 'count-objects', 'fsck', 'gc', 'prune', 'repack', 'pack-refs', 'cherry', 'cherry-pick', 'revert', 'version', 'help', 'var', 'verify-commit',
   'verify-tag', 'check-ignore', 'check-attr', 'check-ref-format', 'check-mailmap', 'write-tree', 'mktag', 'merge-tree',
   'sparse-checkout', 'maintenance', 'replace', 'rerere', 'request-pull', 'show-branch', 'stripspace', 'column', 'prune-packed', 'multi-pack-index', 'commit-graph',
   'fmt-merge-msg', 'patch-id', 'update-server-info', 'unpack-objects', 'show-index', 'get-tar-commit-id', 'mergetool', 'credential-cache', 'refs',
@@ -680,6 +683,14 @@ function showBlob(context: CommandContext, words: readonly Word[], via: string, 
     trackedFilesRead(context, via, workingTree ? 'unchanged' : 'untracked');
   }
   return { operands: parsed.operands, paths };
+}
+
+/**
+ * `--patch` asks about each hunk of every tracked file it would change, printing it first (answers
+ * can come from a pipe: `yes n | git checkout -p`).
+ */
+function hunksShown(context: CommandContext, parsed: ParsedArguments, via: string): void {
+  if (parsed.has('-p', '--patch')) trackedFilesRead(context, via, 'untracked');
 }
 
 /** A read of the tracked files of the repository around the working directory, as `skips` narrows them. */
