@@ -79,6 +79,20 @@ describe('a tracked .env', () => {
     expect(await decisionOf('git diff', repo), 'deleted, its lines are printed as removed').toBe('deny');
   });
 
+  it('is copied out by a clone, a new worktree or a bundle, under names the protected paths may not cover', async () => {
+    const repo = repository('copied', { env: true });
+    for (const [command, copy] of [
+      ['git clone -q . ../copied-clone', '../copied-clone/.env'],
+      [`git clone -q file://${join(base, 'copied')} ../copied-url`, '../copied-url/.env'],
+      ['git worktree add -q ../copied-tree', '../copied-tree/.env'],
+    ] as const) {
+      expect(await decisionOf(command, repo), command).toBe('deny');
+      expect(shell(repo, `${command} && cat ${copy}`), command).toContain('sk-tracked-secret');
+    }
+    expect(await decisionOf('git bundle create ../copied.bundle --all', repo)).toBe('deny');
+    expect(await decisionOf('git clone -q "$SOURCE" ../copied-variable', repo), 'a source known only at run time').toBe('step_up');
+  });
+
   it('is found in a SHA-256 repository and through a worktree', async () => {
     const repo = repository('sha256', { env: true, objectFormat: 'sha256' });
     expect(await decisionOf('git log -p', repo)).toBe('deny');
@@ -127,7 +141,7 @@ describe('a repository that does not track .env', () => {
     const repo = repository('ignored', { env: false });
     writeFileSync(join(repo, '.gitignore'), '.env\n');
     writeFileSync(join(repo, '.env'), 'API_KEY=sk-untracked\n');
-    for (const command of ['git diff', 'git show', 'git log -p', 'git diff HEAD', 'git format-patch -1 --stdout']) {
+    for (const command of ['git diff', 'git show', 'git log -p', 'git diff HEAD', 'git format-patch -1 --stdout', 'git clone -q . ../ignored-clone']) {
       expect(shell(repo, command), command).not.toContain('sk-untracked');
       expect(await decisionOf(command, repo), command).toBe('no_opinion');
     }

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { parseArguments, staticWord, type ParsedArguments } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { argumentsOf, isUrl, looksLikePath, reportEach, reportPathLikeArguments, shellJoin } from './operands.js';
+import { argumentsOf, isRemotePath, isUrl, looksLikePath, reportEach, reportPathLikeArguments, shellJoin } from './operands.js';
 
 /**
  * git reads and writes files in ways its arguments only hint at. What is followed:
@@ -439,7 +439,11 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const parsed = parseArguments(rest, { long: ['version'] });
     const file = parsed.operands[0];
     if (file === undefined) return;
-    if (action?.value === 'create') context.file('write', file, 'git bundle create');
+    // A bundle holds the commits of the refs it is made of, each tracked file's content with them.
+    if (action?.value === 'create') {
+      context.file('write', file, 'git bundle create');
+      trackedFilesRead(context, 'git bundle create', 'untracked');
+    }
     else if (action?.value === 'verify' || action?.value === 'list-heads' || action?.value === 'unbundle') context.file('read', file, `git bundle ${action.value}`);
   },
   'interpret-trailers': (context, words) => {
@@ -457,7 +461,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const [first, second] = parsed.operands;
     if (first === undefined) return;
     // A new working tree is checked out at the path: every tracked file is written there.
-    if (action?.value === 'add') context.file('write', first, 'git worktree add', { recursive: true });
+    if (action?.value === 'add') {
+      context.file('write', first, 'git worktree add', { recursive: true });
+      trackedFilesRead(context, 'git worktree add', 'untracked');
+    }
     else if (action?.value === 'move') {
       context.file('delete', first, 'git worktree move', { recursive: true, followFinal: false });
       if (second !== undefined) context.file('write', second, 'git worktree move', { recursive: true });
@@ -470,6 +477,11 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     if (source === undefined) return;
     const directory = target ?? clonedDirectoryName(source);
     if (directory !== undefined) context.file('write', directory, 'git clone (the new repository)', { recursive: true });
+    // A repository on this machine: its tracked files are checked out again under the new name.
+    // One known only at run time may be one too.
+    if (source.value === undefined) context.dynamic('read', source.text, source.reason, 'git clone source');
+    const local = source.value === undefined ? undefined : source.value.startsWith('file://') ? source.value.slice('file://'.length) : isRemotePath(source.value) ? undefined : source.value;
+    if (local !== undefined) context.file('read', staticWord(local), 'git clone (the tracked files of the source)', { recursive: true, skips: 'untracked' });
     unguardedRepository(context, parsed, 'git clone');
   },
   init: (context, words) => {
