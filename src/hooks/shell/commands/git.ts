@@ -216,7 +216,7 @@ function pathWrites(context: CommandContext, paths: readonly Word[], kind: 'writ
 }
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
-  show: (context, words) => showBlob(context, words, 'git show', 'by-default'),
+  show: (context, words) => showBlob(context, words, 'git show', { prints: 'by-default' }),
   'cat-file': (context, words) => {
     blobReferences(context, words, 'git cat-file');
     // Objects named on standard input (`--batch`) or only at run time (`$(git rev-parse HEAD:.env)`) may be any file's content.
@@ -229,14 +229,14 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const named = words.filter((word) => word.value === undefined || (!word.value.startsWith('-') && !CAT_FILE_TYPES.has(word.value) && !BLOB_REFERENCE.test(word.value)));
     if (prints && named.length > 0) trackedFilesRead(context, 'git cat-file', 'untracked');
   },
-  log: (context, words) => showBlob(context, words, 'git log', 'on-request'),
-  reflog: (context, words) => showBlob(context, words, 'git reflog', 'on-request'),
+  log: (context, words) => showBlob(context, words, 'git log', { prints: 'on-request' }),
+  reflog: (context, words) => showBlob(context, words, 'git reflog', { prints: 'on-request' }),
   // Every blob of the history it exports, and the patches of both series it compares.
   'fast-export': (context) => trackedFilesRead(context, 'git fast-export', 'untracked'),
   'range-diff': (context) => trackedFilesRead(context, 'git range-diff', 'untracked'),
   // Writes a blob, named by its id, into a file beside the working directory: a copy of any tracked file.
   'unpack-file': (context) => trackedFilesRead(context, 'git unpack-file', 'untracked'),
-  whatchanged: (context, words) => showBlob(context, words, 'git whatchanged', 'on-request'),
+  whatchanged: (context, words) => showBlob(context, words, 'git whatchanged', { prints: 'on-request' }),
   blame: (context, words) => showBlob(context, words, 'git blame'),
   annotate: (context, words) => showBlob(context, words, 'git annotate'),
   diff: (context, words) => {
@@ -245,7 +245,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       for (const file of files) context.file('read', file, 'git diff --no-index', context.kindOf(file) === 'directory' ? { recursive: true } : {});
       return;
     }
-    const { operands, paths } = showBlob(context, words, 'git diff', 'by-default');
+    const { operands, paths } = showBlob(context, words, 'git diff', { prints: 'by-default', workingTree: true });
     // Two paths, one outside the working tree, are compared as files, `--no-index` or not: a word
     // known only at run time beside a path may be such a file (`git diff "$(echo ~/.ssh/id_rsa)" /dev/null`).
     const pair = [...operands, ...paths];
@@ -256,7 +256,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   difftool: (context, words) => {
     const parsed = parseArguments(words, { short: 'xt', long: ['extcmd', 'tool'] });
     for (const command of parsed.values('-x', '--extcmd')) runCode(context, command, 'git difftool --extcmd');
-    showBlob(context, words, 'git difftool', 'by-default');
+    showBlob(context, words, 'git difftool', { prints: 'by-default', workingTree: true });
   },
   grep: (context, words) => {
     const { before, paths } = splitPathspecs(words);
@@ -412,9 +412,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     const parsed = parseArguments(words, { long: ['tree-filter', 'index-filter', 'msg-filter', 'commit-filter', 'env-filter', 'parent-filter', 'tag-name-filter', 'subdirectory-filter', 'prune-empty', 'original', 'state-branch', 'setup'] });
     for (const command of parsed.values('--tree-filter', '--index-filter', '--msg-filter', '--commit-filter', '--env-filter', '--parent-filter', '--tag-name-filter', '--setup')) runCode(context, command, 'git filter-branch');
   },
-  'diff-files': (context, words) => showBlob(context, words, 'git diff-files', 'on-request'),
-  'diff-index': (context, words) => showBlob(context, words, 'git diff-index', 'on-request'),
-  'diff-tree': (context, words) => showBlob(context, words, 'git diff-tree', 'on-request'),
+  'diff-files': (context, words) => showBlob(context, words, 'git diff-files', { prints: 'on-request', workingTree: true }),
+  'diff-index': (context, words) => showBlob(context, words, 'git diff-index', { prints: 'on-request' }),
+  'diff-tree': (context, words) => showBlob(context, words, 'git diff-tree', { prints: 'on-request' }),
   'checkout-index': (context, words) => {
     const { before, paths } = splitPathspecs(words);
     const parsed = parseArguments(before);
@@ -443,8 +443,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     if (action?.value === 'create') {
       context.file('write', file, 'git bundle create');
       trackedFilesRead(context, 'git bundle create', 'untracked');
-    }
-    else if (action?.value === 'verify' || action?.value === 'list-heads' || action?.value === 'unbundle') context.file('read', file, `git bundle ${action.value}`);
+    } else if (action?.value === 'verify' || action?.value === 'list-heads' || action?.value === 'unbundle') context.file('read', file, `git bundle ${action.value}`);
   },
   'interpret-trailers': (context, words) => {
     const parsed = parseArguments(words, { long: ['trailer', 'where', 'if-exists', 'if-missing'] });
@@ -464,8 +463,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     if (action?.value === 'add') {
       context.file('write', first, 'git worktree add', { recursive: true });
       trackedFilesRead(context, 'git worktree add', 'untracked');
-    }
-    else if (action?.value === 'move') {
+    } else if (action?.value === 'move') {
       context.file('delete', first, 'git worktree move', { recursive: true, followFinal: false });
       if (second !== undefined) context.file('write', second, 'git worktree move', { recursive: true });
     } else if (action?.value === 'remove') context.file('delete', first, 'git worktree remove', { recursive: true, followFinal: false });
@@ -654,10 +652,14 @@ function unknownSubcommand(context: CommandContext, name: string, words: readonl
 }
 
 /**
- * Whether a diff-printing command prints file content: `by-default` (diff, show) unless it is
- * told to print only names or counts, `on-request` (log, diff-tree) only when asked for a patch.
+ * When a diff-printing command prints file content: `by-default` (diff, show) unless it is told
+ * to print only names or counts, `on-request` (log, diff-tree) only when asked for a patch.
+ * `workingTree`: with no revision it compares the working tree with the index (diff, diff-files).
  */
-type PatchOutput = 'by-default' | 'on-request';
+interface PatchOutput {
+  prints: 'by-default' | 'on-request';
+  workingTree?: boolean;
+}
 
 /**
  * Options that ask for a patch: `-U<n>`, `-W`, `--word-diff`, `--binary` and the merge-diff ones
@@ -677,7 +679,7 @@ const NOT_WORKING_TREE_OPTIONS = ['--cached', '--staged', '--merge-base'];
  * tracks (`untracked` skipped), or for `git diff` of the working tree, of those changed since
  * they were staged (`unchanged` skipped too). What only the history holds is not seen.
  */
-function showBlob(context: CommandContext, words: readonly Word[], via: string, output?: PatchOutput): { operands: readonly Word[]; paths: readonly Word[] } {
+function showBlob(context: CommandContext, words: readonly Word[], via: string, patch?: PatchOutput): { operands: readonly Word[]; paths: readonly Word[] } {
   const { before, paths } = splitPathspecs(words);
   blobReferences(context, before, via);
   // `-U[<n>]`, `--unified`, `--pretty`, `--stat`, `--relative`, `--abbrev`, `--word-diff` and
@@ -687,11 +689,11 @@ function showBlob(context: CommandContext, words: readonly Word[], via: string, 
   reportEach(context, 'write', parsed.values('--output'), `${via} --output`);
   lineRangeReads(context, parsed.values('-L'), `${via} -L`);
   const named = pathReads(context, parsed.operands, paths, `${via} pathspec`);
-  const printsPatch = parsed.has(...PATCH_OPTIONS) || (output === 'by-default' && !parsed.has(...NAMES_ONLY_OPTIONS));
   const revisions = parsed.operands.filter((word) => word.value === undefined || !BLOB_REFERENCE.test(word.value));
   const blobsOnly = revisions.length === 0 && parsed.operands.length > 0; // `git show HEAD:README.md`
-  if (output !== undefined && named === 0 && printsPatch && !blobsOnly) {
-    const workingTree = (via === 'git diff' || via === 'git difftool' || via === 'git diff-files') && revisions.length === 0 && !parsed.has(...NOT_WORKING_TREE_OPTIONS);
+  if (patch === undefined || named > 0 || blobsOnly) return { operands: parsed.operands, paths };
+  if (parsed.has(...PATCH_OPTIONS) || (patch.prints === 'by-default' && !parsed.has(...NAMES_ONLY_OPTIONS))) {
+    const workingTree = patch.workingTree === true && revisions.length === 0 && !parsed.has(...NOT_WORKING_TREE_OPTIONS);
     trackedFilesRead(context, via, workingTree ? 'unchanged' : 'untracked');
   }
   return { operands: parsed.operands, paths };
