@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 /**
  * The paths git tracks in a working tree, as its index (`.git/index`) lists them. Versions 2, 3
  * and 4 are read (4 stores each path as a change to the one before), SHA-1 and SHA-256
- * repositories alike: the hash length is the one under which the whole file parses, entries,
- * extensions and trailing checksum, to the last byte. A split index (`link` extension) adds the
+ * repositories alike: the hash length is the one under which the whole file parses to its last
+ * byte (entries, extensions, then a checksum of that length). A split index (`link` extension) adds the
  * shared index it names. Anything that cannot be read that way is reported as unknown, never as
  * "tracks nothing": the callers treat unknown as "may track anything".
  */
