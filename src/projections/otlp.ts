@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
 import { jsonString as quoted } from './json-text.js';
 import type { LedgerState } from './state.js';
+import { UnixNanosText } from './unix-nanos-text.js';
 import type { View } from './view.js';
 
 /**
@@ -15,6 +16,7 @@ export function otlpLogsView(): View {
   const pending = new LogRecordsText();
   let group = 0;
   const traceIds = new TraceIds();
+  const times = new UnixNanosText();
   const flush = (state: LedgerState): string[] => {
     if (pending.empty) return [];
     // Keys in JCS order, as JSON.stringify writes them.
@@ -27,7 +29,7 @@ export function otlpLogsView(): View {
     rows(state, record) {
       const rows = Math.floor(record.seq / RECORDS_PER_REQUEST) !== group ? flush(state) : [];
       group = Math.floor(record.seq / RECORDS_PER_REQUEST);
-      pending.add(logRecord(record, traceIds));
+      pending.add(logRecord(record, traceIds, times));
       return rows;
     },
     finish: (state) => flush(state),
@@ -83,8 +85,8 @@ class TraceIds {
 }
 
 /** One LogRecord as JSON text, keys in JCS order: a thousand of them make each line, so none is built as an object. */
-function logRecord(record: LedgerRecord, traceIds: TraceIds): string {
-  const nanos = `"${Date.parse(record.ts)}000000"`;
+function logRecord(record: LedgerRecord, traceIds: TraceIds, times: UnixNanosText): string {
+  const nanos = times.of(record.ts);
   const actionId = actionIdOf(record);
   let attributes = `${attribute('svc.seq', 'intValue', `"${record.seq}"`)},${attribute('svc.type', 'stringValue', quoted(record.type))},${attribute('svc.stream', 'stringValue', quoted(record.stream))}`;
   if (record.type === 'policy.decided') {
