@@ -17,6 +17,11 @@ export interface CheckedRecord {
   /** Byte length of the line including its `\n`. */
   length: number;
   leafHash: Buffer;
+  /**
+   * The leaf hash as `sha256:` and 64 hex digits, the text the next record's prevHash names it by,
+   * where the reader holds that text already; otherwise the replay makes it from `leafHash`.
+   */
+  recordHash?: string;
 }
 
 export interface TrustedKey {
@@ -152,7 +157,7 @@ export class ChainChecker {
       if (defect) return { ...defect, ...at };
     }
     const leafHash = this.accept(bytes);
-    return { record, offset: line.offset, length: bytes.length + 1, leafHash };
+    return { record, offset: line.offset, length: bytes.length + 1, leafHash, recordHash: this.previousHash };
   }
 
   /**

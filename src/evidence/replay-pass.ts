@@ -1,4 +1,4 @@
-import { isSha256Text } from '../events/canonical.js';
+import { isSha256Text, toSha256 } from '../events/canonical.js';
 import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
@@ -55,7 +55,7 @@ export async function runReplayPass(path: string, options: ReplayPassOptions): P
     bytesRead += chunk.length;
     options.onProgress?.(bytesRead, options.end);
   };
-  const needsLeafHashes = replay.needsLeafHashes;
+  const needsRecordHashes = replay.needsRecordHashes;
   const checkRecords = options.checkRecords === true;
   // The seq a record defect is reported at: the number of lines before it, which all passed.
   let lineIndex = 0;
@@ -80,7 +80,7 @@ export async function runReplayPass(path: string, options: ReplayPassOptions): P
       const next = lines[index + 1];
       const following = next === undefined ? undefined : parseLine(next);
       if (stoppedAt === undefined) {
-        if (needsLeafHashes) checked.leafHash = following === undefined ? hashLeaf(line.bytes) : leafHashNamedBy(following.record, line.bytes);
+        if (needsRecordHashes) checked.recordHash = following === undefined ? toSha256(hashLeaf(line.bytes)) : recordHashNamedBy(following.record, line.bytes);
         try {
           replay.apply([checked]);
         } catch {
@@ -110,13 +110,14 @@ function parseLine(line: RawLine | undefined): CheckedRecord | undefined {
 const NO_HASH = Buffer.alloc(0);
 
 /**
- * The leaf hash of `bytes` as the record after them names it in its prevHash. When it names none
- * (it is no record, or its prevHash is no hash), the chain checks fail there, and `bytes` are
- * hashed instead only so that the replay goes on as it did.
+ * The leaf hash of `bytes` as the record after them names it in its prevHash: the very text a
+ * view writes, so it is passed on as it stands. When it names none (it is no record, or its
+ * prevHash is no hash), the chain checks fail there, and `bytes` are hashed instead only so that
+ * the replay goes on as it did.
  */
-function leafHashNamedBy(nextRecord: unknown, bytes: Buffer): Buffer {
+function recordHashNamedBy(nextRecord: unknown, bytes: Buffer): string {
   const prevHash = typeof nextRecord === 'object' && nextRecord !== null ? (nextRecord as { prevHash?: unknown }).prevHash : undefined;
-  return typeof prevHash === 'string' && isSha256Text(prevHash) ? Buffer.from(prevHash.slice(7), 'hex') : hashLeaf(bytes);
+  return typeof prevHash === 'string' && isSha256Text(prevHash) ? prevHash : toSha256(hashLeaf(bytes));
 }
 
 export interface ReplayDigestOptions {

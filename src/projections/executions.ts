@@ -24,7 +24,7 @@ export function executionsView(): View {
 export function equivalenceView(): View {
   return {
     file: 'equivalence.jsonl',
-    rows(state, record, _leafHash, verdict) {
+    rows(state, record, _recordHash, verdict) {
       if (record.type !== 'execution.completed' && record.type !== 'execution.blocked') return [];
       // The replay judged this execution already, against the same state.
       return [verdict ?? judgeExecution(state, record)];

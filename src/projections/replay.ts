@@ -1,4 +1,4 @@
-import { canonicalJson } from '../events/canonical.js';
+import { canonicalJson, toSha256 } from '../events/canonical.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import { approvalsView } from './approvals.js';
 import { decisionsView } from './decisions.js';
@@ -40,16 +40,16 @@ export class Replay {
     private readonly onVerdict?: VerdictListener,
   ) {
     this.views = allViews().filter((view) => sinks[view.file] !== undefined);
+    this.needsRecordHashes = this.views.some((view) => view.usesRecordHash === true);
   }
 
   /** Whether any view reads the records' leaf hashes (the replay pass only then works them out). */
-  get needsLeafHashes(): boolean {
-    return this.views.some((view) => view.usesLeafHash === true);
-  }
+  readonly needsRecordHashes: boolean;
 
   apply(records: Iterable<CheckedRecord>): void {
     for (const checked of records) {
-      const { record, leafHash } = checked;
+      const record = checked.record;
+      const recordHash = this.needsRecordHashes ? (checked.recordHash ?? toSha256(checked.leafHash)) : '';
       let verdict: EquivalenceVerdict | undefined;
       if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
         verdict = judgeExecution(this.state, record);
@@ -57,7 +57,7 @@ export class Replay {
         this.onVerdict?.(verdict, checked);
       }
       for (const view of this.views) {
-        const rows = view.rows(this.state, record, leafHash, verdict);
+        const rows = view.rows(this.state, record, recordHash, verdict);
         for (const row of rows) this.emit(view, row);
       }
       evolve(this.state, record);

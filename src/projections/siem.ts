@@ -1,4 +1,3 @@
-import { toSha256 } from '../events/canonical.js';
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
 import { jsonString as quoted, jsonStringOrNull } from './json-text.js';
 import type { LedgerState } from './state.js';
@@ -14,8 +13,8 @@ export function siemView(): View {
   return {
     file: 'siem.jsonl',
     sortedRows: true,
-    usesLeafHash: true,
-    rows: (state, record, leafHash) => [siemEvent(state, record, leafHash)],
+    usesRecordHash: true,
+    rows: (state, record, recordHash) => [siemEvent(state, record, recordHash)],
   };
 }
 
@@ -23,11 +22,11 @@ export function siemView(): View {
  * The event as JSON text, keys in JCS order ("@" sorts before lowercase letters): one row per
  * record makes this the largest projection, so no object is built to be serialized.
  */
-function siemEvent(state: LedgerState, record: LedgerRecord, leafHash: Buffer): string {
+function siemEvent(state: LedgerState, record: LedgerRecord, recordHash: string): string {
   const actionId = actionIdOf(record);
   const actor = actorOf(state, record);
   const event = `"event":{"action":${quoted(record.type)},"kind":"event","outcome":"${outcomeOf(record)}","sequence":${record.seq}}`;
-  const svc = `"svc":{${actionId === undefined ? '' : `"actionId":${quoted(actionId)},`}"detail":${details(record)},"origin":${jsonStringOrNull(state.origin)},"recordHash":"${toSha256(leafHash)}","stream":${quoted(record.stream)}}`;
+  const svc = `"svc":{${actionId === undefined ? '' : `"actionId":${quoted(actionId)},`}"detail":${details(record)},"origin":${jsonStringOrNull(state.origin)},"recordHash":"${recordHash}","stream":${quoted(record.stream)}}`;
   const who = actor ? `,"svcAction":{"resource":${quoted(actor.resource)},"tenant":${quoted(actor.tenant)},"tool":${quoted(actor.tool)}},"user":{"id":${quoted(actor.agentId)}}` : '';
   return `{"@timestamp":${quoted(record.ts)},${event},${svc}${who}}`;
 }

@@ -15,10 +15,13 @@ export interface View {
    * checks every row of every view that says so.
    */
   readonly sortedRows?: true;
-  /** The view reads the `leafHash` given to `rows`; a replay feeding none of these may pass an empty one. */
-  readonly usesLeafHash?: true;
-  /** `verdict`: for an execution record, its equivalence verdict, judged once by the replay for every view. */
-  rows(state: LedgerState, record: LedgerRecord, leafHash: Buffer, verdict?: EquivalenceVerdict): readonly Row[];
+  /** The view reads the `recordHash` given to `rows`; a replay feeding none of these may pass an empty one. */
+  readonly usesRecordHash?: true;
+  /**
+   * `recordHash`: the record's leaf hash as `sha256:` and 64 hex digits. `verdict`: for an
+   * execution record, its equivalence verdict, judged once by the replay for every view.
+   */
+  rows(state: LedgerState, record: LedgerRecord, recordHash: string, verdict?: EquivalenceVerdict): readonly Row[];
   after?(state: LedgerState, record: LedgerRecord): readonly Row[];
   finish?(state: LedgerState): readonly Row[];
 }

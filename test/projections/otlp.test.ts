@@ -26,7 +26,7 @@ describe('the OTLP logs view', () => {
     const view = otlpLogsView();
     const state = initialState();
     const rows: Row[] = [];
-    for (let seq = 0; seq < 2_500; seq += 1) rows.push(...view.rows(state, decision(seq), Buffer.alloc(0)));
+    for (let seq = 0; seq < 2_500; seq += 1) rows.push(...view.rows(state, decision(seq), ''));
     rows.push(...(view.finish?.(state) ?? []));
     expect(rows).toHaveLength(3);
     const groups = rows.map((row) => {
