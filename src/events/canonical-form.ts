@@ -17,8 +17,9 @@
  * Anything else (an exponent, a \u escape, an emoji, nesting deeper than MAX_DEPTH) answers
  * false, meaning "not shown here": `isCanonicalText` then decides the slow way.
  */
-export function isPlainCanonicalForm(text: string): boolean {
-  if (SURROGATE.test(text)) return false;
+export function isPlainCanonicalForm(text: string, ascii = false): boolean {
+  // `ascii`: the caller decoded the text from bytes it found to be ASCII, so it has no surrogates to look for.
+  if (!ascii && SURROGATE.test(text)) return false;
   return new CanonicalFormScan(text).value(0, 0) === text.length;
 }
 

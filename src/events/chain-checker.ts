@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { isCanonicalText, SHA256_PATTERN, toSha256 } from './canonical.js';
 import { isPlainCanonicalForm } from './canonical-form.js';
 import { checkParsedRecord, checkRecord, type LedgerRecord, type RecordCheck } from './catalogue.js';
@@ -298,8 +298,11 @@ export class ChainChecker {
  * canonical form of its own parse, a record of the catalogue.
  */
 export function parseRecordLine(bytes: Buffer, check: (value: unknown) => RecordCheck = checkRecord): { record: LedgerRecord } | { code: 'not_canonical' | 'record_invalid'; message: string } {
-  if (!isUtf8(bytes)) return { code: 'not_canonical', message: 'line is not valid UTF-8' };
-  const text = bytes.toString('utf8');
+  // Nearly every line is ASCII, which is also valid UTF-8 with the same text: decoded as latin1
+  // (a copy, no UTF-8 decoding), and with no surrogates for the canonical-form scan to look for.
+  const ascii = isAscii(bytes);
+  if (!ascii && !isUtf8(bytes)) return { code: 'not_canonical', message: 'line is not valid UTF-8' };
+  const text = ascii ? bytes.toString('latin1') : bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -307,7 +310,7 @@ export function parseRecordLine(bytes: Buffer, check: (value: unknown) => Record
     return { code: 'not_canonical', message: 'line is not JSON' };
   }
   // Nearly every line is shown canonical by reading its text; the rest are decided against their parse.
-  if (!isPlainCanonicalForm(text) && !isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse' };
+  if (!isPlainCanonicalForm(text, ascii) && !isCanonicalText(text, parsed)) return { code: 'not_canonical', message: 'line is not the RFC 8785 canonical form of its own parse' };
   const checked = check(parsed);
   if (!checked.ok) return { code: 'record_invalid', message: checked.message };
   return { record: checked.record };
