@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
-import { jsonString as quoted } from './json-text.js';
+import { jsonString as quoted, jsonToken as token } from './json-text.js';
 import type { LedgerState } from './state.js';
 import { UnixNanosText } from './unix-nanos-text.js';
 import type { View } from './view.js';
@@ -88,16 +88,16 @@ class TraceIds {
 function logRecord(record: LedgerRecord, traceIds: TraceIds, times: UnixNanosText): string {
   const nanos = times.of(record.ts);
   const actionId = actionIdOf(record);
-  let attributes = `${attribute('svc.seq', 'intValue', `"${record.seq}"`)},${attribute('svc.type', 'stringValue', quoted(record.type))},${attribute('svc.stream', 'stringValue', quoted(record.stream))}`;
+  let attributes = `${attribute('svc.seq', 'intValue', `"${record.seq}"`)},${attribute('svc.type', 'stringValue', token(record.type))},${attribute('svc.stream', 'stringValue', token(record.stream))}`;
   if (record.type === 'policy.decided') {
-    attributes += `,${attribute('svc.decision', 'stringValue', quoted(record.data.decision))},${attribute('svc.reasons', 'stringValue', quoted(record.data.reasons.join(',')))}`;
+    attributes += `,${attribute('svc.decision', 'stringValue', token(record.data.decision))},${attribute('svc.reasons', 'stringValue', token(record.data.reasons.join(',')))}`;
   }
   if (record.type === 'execution.completed' || record.type === 'execution.blocked') {
-    attributes += `,${attribute('svc.approved_payload_hash', 'stringValue', quoted(record.data.approvedPayloadHash))},${attribute('svc.executed_payload_hash', 'stringValue', quoted(record.data.executedPayloadHash))}`;
+    attributes += `,${attribute('svc.approved_payload_hash', 'stringValue', token(record.data.approvedPayloadHash))},${attribute('svc.executed_payload_hash', 'stringValue', token(record.data.executedPayloadHash))}`;
   }
   const warn = (record.type === 'policy.decided' && record.data.decision !== 'allow') || record.type === 'execution.blocked' || record.type === 'mcp.tool.changed';
   const traceId = actionId === undefined ? '' : `,"traceId":"${traceIds.of(actionId)}"`;
-  return `{"attributes":[${attributes}],"body":{"stringValue":${quoted(record.type)}},"observedTimeUnixNano":${nanos},"severityNumber":${warn ? 13 : 9},"severityText":"${warn ? 'WARN' : 'INFO'}","timeUnixNano":${nanos}${traceId}}`;
+  return `{"attributes":[${attributes}],"body":{"stringValue":${token(record.type)}},"observedTimeUnixNano":${nanos},"severityNumber":${warn ? 13 : 9},"severityText":"${warn ? 'WARN' : 'INFO'}","timeUnixNano":${nanos}${traceId}}`;
 }
 
 /** A KeyValue whose AnyValue has one field, `kind`, holding the JSON text `value`. */

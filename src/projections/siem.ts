@@ -1,5 +1,5 @@
 import { actionIdOf, type LedgerRecord } from '../events/catalogue.js';
-import { jsonString as quoted, jsonStringOrNull } from './json-text.js';
+import { jsonString as quoted, jsonStringOrNull, jsonToken as token } from './json-text.js';
 import type { LedgerState } from './state.js';
 import type { View } from './view.js';
 
@@ -25,10 +25,10 @@ export function siemView(): View {
 function siemEvent(state: LedgerState, record: LedgerRecord, recordHash: string): string {
   const actionId = actionIdOf(record);
   const actor = actorOf(state, record);
-  const event = `"event":{"action":${quoted(record.type)},"kind":"event","outcome":"${outcomeOf(record)}","sequence":${record.seq}}`;
-  const svc = `"svc":{${actionId === undefined ? '' : `"actionId":${quoted(actionId)},`}"detail":${details(record)},"origin":${jsonStringOrNull(state.origin)},"recordHash":"${recordHash}","stream":${quoted(record.stream)}}`;
+  const event = `"event":{"action":${token(record.type)},"kind":"event","outcome":"${outcomeOf(record)}","sequence":${record.seq}}`;
+  const svc = `"svc":{${actionId === undefined ? '' : `"actionId":${token(actionId)},`}"detail":${details(record)},"origin":${jsonStringOrNull(state.origin)},"recordHash":"${recordHash}","stream":${token(record.stream)}}`;
   const who = actor ? `,"svcAction":{"resource":${quoted(actor.resource)},"tenant":${quoted(actor.tenant)},"tool":${quoted(actor.tool)}},"user":{"id":${quoted(actor.agentId)}}` : '';
-  return `{"@timestamp":${quoted(record.ts)},${event},${svc}${who}}`;
+  return `{"@timestamp":${token(record.ts)},${event},${svc}${who}}`;
 }
 
 function actorOf(state: LedgerState, record: LedgerRecord): { agentId: string; tenant: string; tool: string; resource: string } | undefined {
@@ -59,32 +59,32 @@ function outcomeOf(record: LedgerRecord): 'success' | 'failure' | 'unknown' {
 function details(record: LedgerRecord): string {
   switch (record.type) {
     case 'action.received':
-      return `{"actionHash":${quoted(record.data.actionHash)},"payloadHash":${quoted(record.data.payloadHash)},"source":${quoted(record.data.source)}}`;
+      return `{"actionHash":${token(record.data.actionHash)},"payloadHash":${token(record.data.payloadHash)},"source":${token(record.data.source)}}`;
     case 'policy.decided':
-      return `{"decision":${quoted(record.data.decision)},"policyHash":${quoted(record.data.policyHash)},"reasons":[${record.data.reasons.map(quoted).join(',')}],"ruleId":${quoted(record.data.ruleId)}}`;
+      return `{"decision":${token(record.data.decision)},"policyHash":${token(record.data.policyHash)},"reasons":[${record.data.reasons.map(token).join(',')}],"ruleId":${quoted(record.data.ruleId)}}`;
     case 'actionpass.issued':
-      return `{"passId":${quoted(record.data.passId)},"payloadHash":${quoted(record.data.claims.payloadHash)}}`;
+      return `{"passId":${token(record.data.passId)},"payloadHash":${token(record.data.claims.payloadHash)}}`;
     case 'approval.requested':
-      return `{"approvalId":${quoted(record.data.approvalId)},"hosted":${record.data.hosted},"payloadHash":${quoted(record.data.payloadHash)}}`;
+      return `{"approvalId":${token(record.data.approvalId)},"hosted":${record.data.hosted},"payloadHash":${token(record.data.payloadHash)}}`;
     case 'approval.granted':
-      return `{"approvalId":${quoted(record.data.approvalId)},"approvedBy":${quoted(record.data.approvedBy)},"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)}}`;
+      return `{"approvalId":${token(record.data.approvalId)},"approvedBy":${quoted(record.data.approvedBy)},"approvedPayloadHash":${token(record.data.approvedPayloadHash)}}`;
     case 'approval.rejected':
-      return `{"approvalId":${quoted(record.data.approvalId)},"reason":${quoted(record.data.reason)},"rejectedBy":${quoted(record.data.rejectedBy)}}`;
+      return `{"approvalId":${token(record.data.approvalId)},"reason":${quoted(record.data.reason)},"rejectedBy":${quoted(record.data.rejectedBy)}}`;
     case 'execution.blocked':
-      return `{"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)},"executedPayloadHash":${quoted(record.data.executedPayloadHash)},"reason":${quoted(record.data.reason)}}`;
+      return `{"approvedPayloadHash":${token(record.data.approvedPayloadHash)},"executedPayloadHash":${token(record.data.executedPayloadHash)},"reason":${token(record.data.reason)}}`;
     case 'execution.completed':
-      return `{"approvedPayloadHash":${quoted(record.data.approvedPayloadHash)},"executedPayloadHash":${quoted(record.data.executedPayloadHash)},"passId":${quoted(record.data.passId)},"resultHash":${quoted(record.data.resultHash)}}`;
+      return `{"approvedPayloadHash":${token(record.data.approvedPayloadHash)},"executedPayloadHash":${token(record.data.executedPayloadHash)},"passId":${token(record.data.passId)},"resultHash":${token(record.data.resultHash)}}`;
     case 'mcp.tool.pinned':
-      return `{"definitionHash":${quoted(record.data.definitionHash)},"server":${quoted(record.data.server)},"tool":${quoted(record.data.tool)}}`;
+      return `{"definitionHash":${token(record.data.definitionHash)},"server":${token(record.data.server)},"tool":${quoted(record.data.tool)}}`;
     case 'mcp.tool.changed':
-      return `{"pinnedHash":${quoted(record.data.pinnedHash)},"presentedHash":${quoted(record.data.presentedHash)},"server":${quoted(record.data.server)},"tool":${quoted(record.data.tool)}}`;
+      return `{"pinnedHash":${token(record.data.pinnedHash)},"presentedHash":${token(record.data.presentedHash)},"server":${token(record.data.server)},"tool":${quoted(record.data.tool)}}`;
     case 'ledger.checkpoint':
-      return `{"root":${quoted(record.data.root)},"size":${record.data.size}}`;
+      return `{"root":${token(record.data.root)},"size":${record.data.size}}`;
     case 'ledger.recovered':
       return `{"reason":${quoted(record.data.reason)},"truncatedBytes":${record.data.truncatedBytes}}`;
     case 'config.loaded':
-      return `{"configHash":${quoted(record.data.configHash)},"policyHash":${quoted(record.data.policyHash)}}`;
+      return `{"configHash":${token(record.data.configHash)},"policyHash":${token(record.data.policyHash)}}`;
     case 'ledger.genesis':
-      return `{"format":${quoted(record.data.format)}}`;
+      return `{"format":${token(record.data.format)}}`;
   }
 }
