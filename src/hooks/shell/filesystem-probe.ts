@@ -126,11 +126,13 @@ export function createFilesystemProbe(): FilesystemProbe {
     },
     kind(path) {
       if (kinds.has(path)) return kinds.get(path);
-      // An lstat already made answers for anything but a symlink (nothing there: nothing to follow).
-      const link = linkKinds.get(path);
+      // The lstat first: it answers for anything but a symlink (what is there is what a stat
+      // finds; nothing there, nothing to follow), so only a symlink costs a stat too. Resolving
+      // the path asks for that lstat anyway (path-resolution.ts): `cp a dir/` asks what dir/ is,
+      // then reports it.
+      const link = probe.linkKind(path);
       let kind: PathKind | undefined;
-      if (link !== undefined && link !== 'symlink') kind = link;
-      else if ((link === undefined && linkKinds.has(path)) || holdsNothing(parentOf(path))) kind = undefined;
+      if (link !== 'symlink') kind = link;
       else {
         try {
           kind = kindOf(statSync(assumed.get(path) ?? throughAssumed(path), { throwIfNoEntry: false }));

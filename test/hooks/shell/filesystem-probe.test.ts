@@ -1,14 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { lstatSync, statSync, symlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesystemProbe, type FilesystemProbe } from '../../../src/hooks/shell/filesystem-probe.js';
+import { createFilesystemProbe } from '../../../src/hooks/shell/filesystem-probe.js';
 import { makeFixtureWorkspace, type FixtureWorkspace } from './corpus.js';
 
 /**
  * What a probe answers without a system call of its own (a directory listing telling each
- * entry's type, a missing directory ruling out everything under it) must be exactly what a
- * fresh probe's lstat or stat of the path says.
+ * entry's type, a missing directory ruling out everything under it, an lstat answering for a
+ * stat) must be exactly what an lstat or a stat of the path says.
  */
 
 let fixture: FixtureWorkspace;
@@ -36,12 +37,32 @@ function listedDirectories(): string[] {
   return [fixture.root, join(fixture.root, 'config'), join(fixture.root, 'link-to-config'), join(fixture.root, 'link-to-ssh'), join(fixture.root, 'missing'), join(fixture.root, '.env'), fixture.home];
 }
 
-function fresh(ask: (probe: FilesystemProbe) => unknown): unknown {
-  return ask(createFilesystemProbe());
+/** What lstat(2) says is at `path`, the reference for linkKind. */
+function lstatKind(path: string): string | undefined {
+  return typeOf(tryStat(() => lstatSync(path, { throwIfNoEntry: false })));
+}
+
+/** What stat(2) says is at `path`, the reference for kind. */
+function statKind(path: string): string | undefined {
+  return typeOf(tryStat(() => statSync(path, { throwIfNoEntry: false })));
+}
+
+function tryStat(stat: () => Stats | undefined): Stats | undefined {
+  try {
+    return stat();
+  } catch {
+    // ENOTDIR, ELOOP, EACCES: nothing the command could reach there.
+    return undefined;
+  }
+}
+
+function typeOf(stats: Stats | undefined): string | undefined {
+  if (stats === undefined) return undefined;
+  return stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
 }
 
 describe('filesystem probe shortcuts', () => {
-  it('answer kind and linkKind as a fresh lstat or stat of each path does, whatever was asked before', () => {
+  it('answer kind and linkKind as an lstat or a stat of each path does, whatever was asked before', () => {
     const paths = samplePaths();
     for (const order of [paths, [...paths].reverse()]) {
       for (const listFirst of [false, true]) {
@@ -57,12 +78,28 @@ describe('filesystem probe shortcuts', () => {
                 probe.linkKind(parent);
               }
             }
-            expect(probe.linkKind(path), `linkKind ${path}`).toBe(fresh((plain) => plain.linkKind(path)));
-            expect(probe.kind(path), `kind ${path}`).toBe(fresh((plain) => plain.kind(path)));
+            expect(probe.linkKind(path), `linkKind ${path}`).toBe(lstatKind(path));
+            expect(probe.kind(path), `kind ${path}`).toBe(statKind(path));
           }
         }
       }
     }
+  });
+
+  it('answer for any path, whatever was listed or asked before, as an lstat or a stat does', () => {
+    // Components that exist, do not, lead through links, a FIFO, or are `.`, `..` and empty.
+    const component = fc.constantFrom('.env', 'README.md', 'config', 'app.json', 'link-to-env', 'link-to-config', 'link-to-ssh', 'id_rsa', 'dangling', 'pipe', 'missing', 'sub', 'dir', '.', '..', '');
+    const path = fc.tuple(fc.boolean(), fc.array(component, { minLength: 1, maxLength: 4 })).map(([inHome, components]) => `${inHome ? fixture.home : fixture.root}/${components.join('/')}`);
+    const question = fc.tuple(fc.constantFrom('kind', 'linkKind', 'list'), path);
+    fc.assert(
+      fc.property(fc.array(question, { maxLength: 6 }), path, (before, asked) => {
+        const probe = createFilesystemProbe();
+        for (const [method, earlier] of before) probe[method](earlier);
+        expect(probe.kind(asked), `kind ${asked}`).toBe(statKind(asked));
+        expect(probe.linkKind(asked), `linkKind ${asked}`).toBe(lstatKind(asked));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('tells the types of listed entries without an lstat of each', () => {
