@@ -144,11 +144,20 @@ function bareRepositoryAround(context: CommandContext): string | undefined {
   const start = context.absolute(staticWord('.'));
   if (start === undefined) return undefined;
   for (let dir = start; ; dir = posix.dirname(dir)) {
-    if (context.kindOf(staticWord(posix.join(dir, '.git'))) !== undefined) return undefined;
-    const layout = context.kindOf(staticWord(posix.join(dir, 'HEAD'))) === 'file' && context.kindOf(staticWord(posix.join(dir, 'objects'))) === 'directory' && context.kindOf(staticWord(posix.join(dir, 'refs'))) === 'directory';
+    if (context.kindOf(entryOf(dir, '.git')) !== undefined) return undefined;
+    const layout = context.kindOf(entryOf(dir, 'HEAD')) === 'file' && context.kindOf(entryOf(dir, 'objects')) === 'directory' && context.kindOf(entryOf(dir, 'refs')) === 'directory';
     if (layout) return posix.basename(dir) === '.git' ? undefined : dir;
     if (dir === '/') return undefined;
   }
+}
+
+/**
+ * The entry `name` of `dir`, an absolute and normalized directory (as context.absolute gives):
+ * plain concatenation, since posix.join would normalize the path again, and these walks up to
+ * `/` ask for several names in every directory on the way.
+ */
+function entryOf(dir: string, name: string): Word {
+  return staticWord(dir === '/' ? `/${name}` : `${dir}/${name}`);
 }
 
 function checkSetting(context: CommandContext, setting: Word, via = 'git -c'): void {
@@ -174,7 +183,7 @@ function repositoryRoot(context: CommandContext): string | undefined {
   const start = context.absolute(staticWord('.'));
   if (start === undefined) return undefined;
   for (let dir = start; ; dir = posix.dirname(dir)) {
-    if (context.kindOf(staticWord(posix.join(dir, '.git'))) !== undefined) return dir;
+    if (context.kindOf(entryOf(dir, '.git')) !== undefined) return dir;
     if (dir === '/') return undefined;
   }
 }
