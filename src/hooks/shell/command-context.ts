@@ -22,6 +22,12 @@ export interface CommandContext {
   dynamic(kind: FileOperationKind, text: string, reason: DynamicReason, via: string): void;
   /** What a static word names on disk now (following symlinks), undefined if nothing or unknown. */
   kindOf(word: Word): 'file' | 'directory' | 'other' | undefined;
+  /**
+   * The static words among `words` that name something on disk now, as kindOf tells, for many
+   * names in one directory (split's possible output names): one listing of the directory rules
+   * out the names it does not hold (listed-names.ts) instead of a lookup of each.
+   */
+  existing(words: readonly Word[]): Word[];
   /** The absolute, normalized path a static word names from the likeliest working directory; undefined if unknown. */
   absolute(word: Word): string | undefined;
   /**

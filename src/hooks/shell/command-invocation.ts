@@ -5,6 +5,7 @@ import { reportEnvironment, type EnvironmentAssignment } from './commands/enviro
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
 import { cdpathInEffect, searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
+import { listedNameTest } from './listed-names.js';
 import { globOptionsAfterBuiltin, globOptionsOfShellArguments } from './glob-options.js';
 import { AnalysisLimitReached, UnanalyzableCommand } from './operation-log.js';
 import { normalizeAbsolute, resolvePath } from './path-resolution.js';
@@ -95,6 +96,25 @@ export class InvocationContext implements CommandContext {
   kindOf(word: Word): 'file' | 'directory' | 'other' | undefined {
     const path = this.absolute(word);
     return path === undefined ? undefined : this.walker.session.probe.kind(path);
+  }
+
+  existing(words: readonly Word[]): Word[] {
+    const probe = this.walker.session.probe;
+    const paths = words.map((word) => this.absolute(word));
+    const first = paths[0];
+    const directory = first === undefined ? undefined : parentDirectory(first);
+    // The directory's own kind first, whatever the number of names: when it is missing, the
+    // probe rules out every name in it without a lookup (filesystem-probe.ts). No listing once
+    // the line creates a symlink: the listing would not hold it yet.
+    const isDirectory = directory !== undefined && probe.kind(directory) === 'directory';
+    const listing = isDirectory && words.length >= NAMES_WORTH_A_LISTING && probe.assumesSymlinks?.() === false ? probe.listUpTo(directory, words.length) : undefined;
+    const test = listing === undefined ? undefined : listedNameTest(listing);
+    return words.filter((_, index) => {
+      const path = paths[index];
+      if (path === undefined) return false;
+      if (test !== undefined && parentDirectory(path) === directory && test(path.slice(path.lastIndexOf('/') + 1)) === 'absent') return false;
+      return probe.kind(path) !== undefined;
+    });
   }
 
   absolute(word: Word): string | undefined {
@@ -227,6 +247,18 @@ export class InvocationContext implements CommandContext {
   private isDirectory(dir: string): boolean {
     return this.walker.session.createdDirectories.has(dir) || this.walker.session.probe.kind(dir) === 'directory';
   }
+}
+
+/**
+ * How many names in one directory make listing it worth trying (`existing`): the first read of
+ * a large directory costs about as much as a few hundred lookups whatever is read of it (ext4
+ * reads its hash tree), so a listing pays for split's 676 possible names, not for csplit's 100.
+ */
+const NAMES_WORTH_A_LISTING = 256;
+
+/** The directory part of an absolute, normalized path (`/` for `/name`). */
+function parentDirectory(path: string): string {
+  return path.slice(0, path.lastIndexOf('/')) || '/';
 }
 
 /**

@@ -21,6 +21,13 @@ export interface FilesystemProbe {
    */
   list(directory: string): readonly string[] | 'too_large' | undefined;
   /**
+   * The names in a directory as `list` gives them, but only when there are at most `maxEntries`
+   * (undefined otherwise, or when it cannot be listed): one listing that costs no more than
+   * looking up that many names one by one. A directory with more is not taken as too large
+   * for `list`.
+   */
+  listUpTo(directory: string, maxEntries: number): readonly string[] | undefined;
+  /**
    * The bytes of the script file at `path` (a physical path: the last component is not followed)
    * as text, NULs included, for a shell that runs it: undefined when there is nothing to read (no
    * such file, a directory, unreadable), `not_regular` for a FIFO or device (its code is unknown
@@ -163,40 +170,55 @@ export function createFilesystemProbe(): FilesystemProbe {
     list(directory) {
       if (listings.has(directory)) return listings.get(directory);
       if (listed === MAX_DIRECTORY_LISTINGS) return 'too_large';
-      listed += 1;
-      let names: string[] | 'too_large' | undefined;
-      try {
-        const dir = opendirSync(assumed.get(directory) ?? throughAssumed(directory), { bufferSize: 256 });
-        try {
-          const read: string[] = [];
-          // An entry's type is what an lstat of it would say (Node lstats an entry whose type the
-          // filesystem does not report, at the lexically joined path: hence only for a normalized
-          // directory), so the listing answers linkKind for every name in it and a glob's matches
-          // are resolved without an lstat each. Not once a link is assumed: the real directory
-          // does not hold it yet.
-          const prefix = assumed.size === 0 && directory.startsWith('/') && !NOT_NORMALIZED.test(directory) ? `${directory}/` : undefined;
-          for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-            if (read.length === MAX_DIRECTORY_ENTRIES) {
-              names = 'too_large';
-              break;
-            }
-            read.push(entry.name);
-            if (prefix !== undefined) {
-              const type = entryKind(entry);
-              const path = prefix + entry.name;
-              if (type !== undefined && !linkKinds.has(path)) linkKinds.set(path, type);
-            }
-          }
-          names ??= read;
-        } finally {
-          dir.closeSync();
-        }
-      } catch {
-        names = undefined;
-      }
+      const names = readDirectory(directory, MAX_DIRECTORY_ENTRIES);
       listings.set(directory, names);
       return names;
     },
+    listUpTo(directory, maxEntries) {
+      const known = listings.get(directory);
+      if (known !== undefined) return known === 'too_large' ? undefined : known;
+      if (listings.has(directory) || listed === MAX_DIRECTORY_LISTINGS) return undefined;
+      const names = readDirectory(directory, Math.min(maxEntries, MAX_DIRECTORY_ENTRIES));
+      // A directory past the smaller bound is not known to be too large for list().
+      if (names === 'too_large') return undefined;
+      listings.set(directory, names);
+      return names;
+    },
+  };
+  /** Lists `directory` (counted against MAX_DIRECTORY_LISTINGS), at most `maxEntries` names. */
+  const readDirectory = (directory: string, maxEntries: number): string[] | 'too_large' | undefined => {
+    listed += 1;
+    let names: string[] | 'too_large' | undefined;
+    try {
+      const dir = opendirSync(assumed.get(directory) ?? throughAssumed(directory), { bufferSize: 256 });
+      try {
+        const read: string[] = [];
+        // An entry's type is what an lstat of it would say (Node lstats an entry whose type the
+        // filesystem does not report, at the lexically joined path: hence only for a normalized
+        // directory), so the listing answers linkKind for every name in it and a glob's matches
+        // are resolved without an lstat each. Not once a link is assumed: the real directory
+        // does not hold it yet.
+        const prefix = assumed.size === 0 && directory.startsWith('/') && !NOT_NORMALIZED.test(directory) ? `${directory}/` : undefined;
+        for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+          if (read.length === maxEntries) {
+            names = 'too_large';
+            break;
+          }
+          read.push(entry.name);
+          if (prefix !== undefined) {
+            const type = entryKind(entry);
+            const path = prefix + entry.name;
+            if (type !== undefined && !linkKinds.has(path)) linkKinds.set(path, type);
+          }
+        }
+        names ??= read;
+      } finally {
+        dir.closeSync();
+      }
+    } catch {
+      names = undefined;
+    }
+    return names;
   };
   return probe;
 }

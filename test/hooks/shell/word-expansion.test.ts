@@ -155,7 +155,7 @@ describe('globs (against the fixture directory)', () => {
   });
 
   it('matches like a regular expression would, without its backtracking: a*a*…b against a long name is answered at once', () => {
-    const listing = (names: string[]) => ({ realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => names, assumeSymlink: () => undefined, readScript: () => undefined });
+    const listing = (names: string[]) => ({ realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => names, listUpTo: () => names, assumeSymlink: () => undefined, readScript: () => undefined });
     const long = 'a'.repeat(250);
     expect(expandGlob(bare(`${'a*'.repeat(25)}b`), '/d', listing([long]))).toBeUndefined();
     expect(expandGlob(bare(`${'a*'.repeat(25)}a`), '/d', listing([long]))).toEqual({ matches: [long] });
@@ -171,8 +171,8 @@ describe('globs (against the fixture directory)', () => {
   });
 
   it('reports a directory too large to list instead of pretending it saw every name', () => {
-    const probe = { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => 'too_large' as const, assumeSymlink: () => undefined, readScript: () => undefined };
+    const probe = { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => 'too_large' as const, listUpTo: () => undefined, assumeSymlink: () => undefined, readScript: () => undefined };
     expect(expandGlob(bare('*.env'), '/big', probe)).toEqual({ tooMany: true });
-    expect(expandGlob(literal('*') + bare('*'), fixture.root, { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => ['*x', 'y'], assumeSymlink: () => undefined, readScript: () => undefined })).toEqual({ matches: ['*x'] });
+    expect(expandGlob(literal('*') + bare('*'), fixture.root, { realpath: () => undefined, kind: () => undefined, linkKind: () => undefined, physical: new Map(), list: () => ['*x', 'y'], listUpTo: () => ['*x', 'y'], assumeSymlink: () => undefined, readScript: () => undefined })).toEqual({ matches: ['*x'] });
   });
 });

@@ -43,11 +43,7 @@ function reportOutputs(context: CommandContext, outputs: OutputNames, via: strin
     for (const name of names) context.file('write', name, via);
     return;
   }
-  // The directory first: when it does not exist, the filesystem probe knows none of the names
-  // does without a stat each (filesystem-probe.ts).
-  const first = names[0]?.value;
-  if (first !== undefined) context.kindOf(staticWord(first.includes('/') ? first.slice(0, first.lastIndexOf('/')) || '/' : '.'));
-  for (const name of names) if (context.kindOf(name) !== undefined) context.file('write', name, via);
+  for (const name of context.existing(names)) context.file('write', name, via);
   context.file('write', staticWord(`${prefix.value}*${additional}`), `${via} (names to come)`);
 }
 
