@@ -90,6 +90,10 @@ describe('a tracked .env', () => {
       expect(shell(repo, `${command} && cat ${copy}`), command).toContain('sk-tracked-secret');
     }
     expect(await decisionOf('git bundle create ../copied.bundle --all', repo)).toBe('deny');
+    // Another work tree without the file: the index's copy shows as deleted, every line of it printed.
+    mkdirSync(join(base, 'copied-empty-tree'));
+    expect(shell(repo, 'git --work-tree=../copied-empty-tree diff')).toContain('sk-tracked-secret');
+    expect(await decisionOf('git --work-tree=../copied-empty-tree diff', repo)).toBe('deny');
     expect(await decisionOf('git clone -q "$SOURCE" ../copied-variable', repo), 'a source known only at run time').toBe('step_up');
   });
 

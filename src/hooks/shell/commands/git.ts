@@ -115,7 +115,10 @@ const GIT: CommandConvention = {
       return;
     }
     // `--work-tree=dir`: paths name files of that tree, written and read there (the rest is checked there).
+    // The index is still this repository's, and what it tracks is compared with that tree, patched
+    // or copied there: any subcommand so moved is taken as reading the files it tracks.
     if (workTree !== undefined) {
+      trackedFilesRead(context, 'git --work-tree', 'untracked');
       context.run([context.argv[0] as Word, subcommand, ...rest], { cwd: workTree });
       return;
     }
