@@ -94,6 +94,8 @@ describe('a tracked .env', () => {
     mkdirSync(join(base, 'copied-empty-tree'));
     expect(shell(repo, 'git --work-tree=../copied-empty-tree diff')).toContain('sk-tracked-secret');
     expect(await decisionOf('git --work-tree=../copied-empty-tree diff', repo)).toBe('deny');
+    expect(shell(repo, 'GIT_WORK_TREE=../copied-empty-tree git diff')).toContain('sk-tracked-secret');
+    expect(await decisionOf('GIT_WORK_TREE=../copied-empty-tree git diff', repo)).toBe('deny');
     expect(await decisionOf('git clone -q "$SOURCE" ../copied-variable', repo), 'a source known only at run time').toBe('step_up');
   });
 

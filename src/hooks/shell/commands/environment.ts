@@ -1,7 +1,7 @@
 import { staticWord } from '../argument-parser.js';
 import type { CommandContext } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
-import { GIT_CODE_SETTINGS, GIT_INCLUDE_SETTINGS } from './git.js';
+import { GIT_CODE_SETTINGS, GIT_INCLUDE_SETTINGS, trackedFilesRead } from './git.js';
 
 /**
  * Environment variables whose value is code or a file some program runs: `GIT_EXTERNAL_DIFF='cat
@@ -244,6 +244,8 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
     case 'git-work-tree':
       context.file('read', value, via, { recursive: true });
       context.file('write', value, via, { recursive: true });
+      // As with `--work-tree`: the index of the repository here is compared with that tree.
+      trackedFilesRead(context, via, 'untracked');
       return;
     case 'history-file':
       context.file('read', value, via);

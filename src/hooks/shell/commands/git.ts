@@ -720,7 +720,7 @@ function hunksShown(context: CommandContext, parsed: ParsedArguments, via: strin
 }
 
 /** A read of the tracked files of the repository around the working directory, as `skips` narrows them. */
-function trackedFilesRead(context: CommandContext, via: string, skips: 'untracked' | 'unchanged'): void {
+export function trackedFilesRead(context: CommandContext, via: string, skips: 'untracked' | 'unchanged'): void {
   const root = repositoryRoot(context);
   if (root !== undefined) context.file('read', staticWord(root), `${via} (tracked files)`, { recursive: true, skips });
 }
