@@ -24,7 +24,7 @@ export function findProtectedTracked(root: string, protects: (path: string) => s
     const relative = entry.path;
     const path = prefix + relative;
     const realPath = realPrefix === undefined ? undefined : realPrefix + relative;
-    // A sparse directory: which files it holds is in a tree object, not here.
+    // A sparse directory (the files it holds are listed in a tree object, not here), or a path git would not write.
     if (relative.endsWith('/') || NOT_PLAIN_PATH.test(relative)) {
       complete = false;
       continue;
