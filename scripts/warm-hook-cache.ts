@@ -6,6 +6,7 @@
  *
  *   node dist/scripts/warm-hook-cache.js <engine.cjs> <workspace made by `svc init`>
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCodeCache } from '../src/cli/code-cache.js';
@@ -17,13 +18,18 @@ if (bundleFile === undefined || ws === undefined) throw new Error('usage: warm-h
 mkdirSync(join(ws, 'src'), { recursive: true });
 writeFileSync(join(ws, 'src/app.ts'), 'export const answer = 42;\n');
 writeFileSync(join(ws, '.env'), 'API_KEY=warm-up\n');
+// A repository with a tracked .env, so that `git diff` below reads git's index and checks the
+// protected file it lists, as in most workspaces. Without git here the calls are decided all the
+// same; only that code stays out of the cache.
+for (const args of [['init', '-q'], ['add', '-A']]) spawnSync('git', args, { cwd: ws, stdio: 'ignore' });
 
 const toolCall = (tool: string, input: Record<string, unknown>): object => ({ session_id: 'warm-up', transcript_path: join(ws, 't.jsonl'), cwd: ws, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input });
-// What a coding agent asks most: shell commands (plain, with redirections and pipes, a protected
-// read, a risky command), file reads, edits and searches, and a prompt.
+// What a coding agent asks most: shell commands (plain, with redirections and pipes, a diff, a
+// protected read, a risky command), file reads, edits and searches, and a prompt.
 const calls: { event: object; expect: 'deny' | 'no opinion' }[] = [
   { event: toolCall('Bash', { command: 'grep -n answer src/app.ts > /tmp/svc-warm-up.txt' }), expect: 'no opinion' },
   { event: toolCall('Bash', { command: 'git status && npm test 2>&1 | tail -n 20' }), expect: 'no opinion' },
+  { event: toolCall('Bash', { command: 'git diff' }), expect: 'no opinion' },
   { event: toolCall('Bash', { command: 'cat .env' }), expect: 'deny' },
   { event: toolCall('Bash', { command: 'git push origin main' }), expect: 'deny' },
   { event: toolCall('Read', { file_path: join(ws, 'src/app.ts') }), expect: 'no opinion' },

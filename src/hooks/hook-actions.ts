@@ -350,15 +350,19 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
   // One budget for all the walks of a call: `grep -r x d1 … d300` must not add up to minutes.
   const deadline = monotonicMs() + PROTECTED_WALKS_BUDGET_MS;
   for (const operation of operations) {
-    expanded.push(operation);
-    if (!operation.recursive || operation.path === undefined || !isDirectory(operation.path)) continue;
+    const tree = operation.recursive === true && operation.path !== undefined && isDirectory(operation.path);
+    // What git tracks (`git diff`, `git show`) is judged by the protected files its index lists, one
+    // action each; the repository's directory is no file the command reads, and an action of its
+    // own would cost every `git diff` a ledger record.
+    const ofTrackedFiles = operation.skips === 'untracked' || operation.skips === 'unchanged';
+    if (!(tree && ofTrackedFiles)) expanded.push(operation);
+    if (!tree || operation.path === undefined) continue;
     const left = deadline - monotonicMs();
-    const inside =
-      operation.skips === 'untracked' || operation.skips === 'unchanged'
-        ? findProtectedTracked(operation.path, tools.protects, operation.skips === 'unchanged')
-        : left > 0
-          ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) })
-          : { found: [], complete: false };
+    const inside = ofTrackedFiles
+      ? findProtectedTracked(operation.path, tools.protects, operation.skips === 'unchanged')
+      : left > 0
+        ? findProtectedInside(operation.path, tools.protects, { ...WALK_LIMITS, ms: Math.min(WALK_LIMITS.ms, left) })
+        : { found: [], complete: false };
     for (const found of inside.found) {
       const read: FileOperation = { kind: operation.kind, ...found, via: `${operation.via}, inside ${operation.path}` };
       if (skipped?.(read)) continue;
@@ -366,7 +370,7 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
       expanded.push(read);
     }
     if (!inside.complete) {
-      const why = operation.skips === 'untracked' || operation.skips === 'unchanged' ? `the files git tracks in ${operation.path} are not known` : `${operation.path} is too large to check for protected files`;
+      const why = ofTrackedFiles ? `the files git tracks in ${operation.path} are not known` : `${operation.path} is too large to check for protected files`;
       expanded.push({ kind: operation.kind, dynamic: { text: `${operation.path}/**`, reason: 'unsupported' }, via: `${operation.via}: ${why}` });
     }
   }

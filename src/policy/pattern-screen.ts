@@ -10,9 +10,9 @@ export type PatternNeed = { name: string } | { segment: string } | { prefix: str
  * A guard checks its patterns one by one (about fifty, some of them on every segment) only for
  * the paths that pass it, which the paths of a tree walk or of git's index seldom do. Each need
  * is a necessary condition of its pattern, so the screen never turns away a path a pattern matches.
- * Ignoring case, everything is one expression with the `i` flag, which folds case as the
- * patterns' own expressions do; otherwise names and prefixes are compared as strings, which
- * costs a hook process less to set up than compiling them.
+ * Ignoring case, names are in the segments' expression too, whose `i` flag folds case as the
+ * patterns' own expressions do; otherwise they are a set. The prefixes are one expression: a
+ * hook process runs this cold, where one search costs less than a call per prefix.
  */
 export function patternScreen(needs: readonly PatternNeed[], nocase: boolean): (path: string) => boolean {
   const names = new Set<string>();
@@ -25,7 +25,7 @@ export function patternScreen(needs: readonly PatternNeed[], nocase: boolean): (
     else names.add(need.name);
   }
   const anySegment = segments.length === 0 ? undefined : new RegExp(segments.join('|'), nocase ? 'i' : '');
-  const hasPrefix = nocase ? prefixTestIgnoringCase(prefixes) : (path: string) => prefixes.some((prefix) => path.startsWith(prefix));
+  const hasPrefix = prefixTest(prefixes, nocase);
   return (path) => {
     if (hasPrefix(path)) return true;
     for (const segment of path.split('/')) if (segment !== '' && (names.has(segment) || anySegment?.test(segment) === true)) return true;
@@ -33,9 +33,9 @@ export function patternScreen(needs: readonly PatternNeed[], nocase: boolean): (
   };
 }
 
-function prefixTestIgnoringCase(prefixes: readonly string[]): (path: string) => boolean {
+function prefixTest(prefixes: readonly string[], nocase: boolean): (path: string) => boolean {
   if (prefixes.length === 0) return () => false;
-  const expression = new RegExp(`^(?:${prefixes.map(escapeRegExp).join('|')})`, 'i');
+  const expression = new RegExp(`^(?:${prefixes.map(escapeRegExp).join('|')})`, nocase ? 'i' : '');
   return (path) => expression.test(path);
 }
 
