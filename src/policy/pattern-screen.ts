@@ -26,10 +26,20 @@ export function patternScreen(needs: readonly PatternNeed[], nocase: boolean): (
   }
   const anySegment = segments.length === 0 ? undefined : new RegExp(segments.join('|'), nocase ? 'i' : '');
   const hasPrefix = prefixTest(prefixes, nocase);
+  const matches = (segment: string): boolean => segment !== '' && (names.has(segment) || anySegment?.test(segment) === true);
+  // The paths of a walk or of git's index come directory by directory: the last directory's answer
+  // is kept, so each path costs a test of its last segment.
+  let lastDirectory: string | undefined;
+  let lastDirectoryMatches = false;
   return (path) => {
     if (hasPrefix(path)) return true;
-    for (const segment of path.split('/')) if (segment !== '' && (names.has(segment) || anySegment?.test(segment) === true)) return true;
-    return false;
+    const slash = path.lastIndexOf('/');
+    const directory = path.slice(0, slash + 1);
+    if (directory !== lastDirectory) {
+      lastDirectory = directory;
+      lastDirectoryMatches = directory.split('/').some(matches);
+    }
+    return lastDirectoryMatches || matches(path.slice(slash + 1));
   };
 }
 

@@ -210,6 +210,21 @@ describe('the guard\'s screen', () => {
     }
   }
 
+  it.each(['linux', 'darwin'] as const)('answers as trying every pattern would, for paths asked one after another (%s)', (platform) => {
+    // The screen keeps the last directory's answer: any sequence, same directory or not, must answer alike.
+    const nocase = platform === 'darwin';
+    const places = { root: '/work/repo', home: '/home/dev', platform, svcFiles: [] };
+    const sibling = fc.tuple(fc.constantFrom('/work/repo/a', '/home/dev/.ssh', '/work/repo/.env', '/home/dev'), segment).map(([directory, name]) => `${directory}/${name}`);
+    fc.assert(
+      fc.property(fc.array(pattern, { minLength: 1, maxLength: 4 }), fc.array(fc.oneof(path, sibling), { minLength: 1, maxLength: 12 }), (patterns, candidates) => {
+        fc.pre(patterns.every((each) => compiles(each, places, nocase)));
+        const guard = compileProtectedPaths(protectedPathsSchema.parse({ defaults: false, read: patterns }), places);
+        for (const candidate of candidates) expect(guard.protects(candidate, 'read'), candidate).toBe(patterns.find((each) => compilePattern(each, places, nocase).matches(candidate)));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('turns away ordinary paths, so their check is one expression', () => {
     const guard = compileProtectedPaths(protectedPathsSchema.parse({}), { root: '/work/repo', home: '/home/dev', svcFiles: [] });
     const screened = compilePattern('*.pem', { root: '/work/repo', home: '/home/dev' }, false);
