@@ -280,6 +280,10 @@ const MCP_REVISION_KEYS = new Set(['revision', 'rev', 'ref', 'commit', 'object',
 /** Argument names under which they take the repository the revision is in. */
 const MCP_REPOSITORY_KEYS = ['repo_path', 'repository', 'repo', 'repo_dir', 'cwd', 'path'];
 
+function mcpRepository(args: Record<string, unknown>): string | undefined {
+  return MCP_REPOSITORY_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
+}
+
 /**
  * A git MCP server's diff or show (`git_diff_unstaged`, `git_diff_staged`, `git_diff`, `git_show`):
  * the patch it returns holds the changes of tracked files, as `git diff` and `git show` do in a
@@ -290,7 +294,7 @@ function mcpPatchRead(tool: string, args: Record<string, unknown>, via: string, 
   const words = toolWords(tool);
   if (!words.includes('git') || !(words.includes('diff') || words.includes('show'))) return undefined;
   if (!words.includes('diff') && mcpBlobPaths(args).length > 0) return undefined; // `git_show HEAD:README.md` shows that blob only
-  const repository = MCP_REPOSITORY_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
+  const repository = mcpRepository(args);
   const root = repositoryRootOf(resolvePath(repository ?? '.'));
   if (root === undefined) return undefined;
   return { kind: 'read', path: root, recursive: true, skips: words.includes('unstaged') ? 'unchanged' : 'untracked', via: `${via} (tracked files)` };
@@ -302,7 +306,7 @@ function mcpPatchRead(tool: string, args: Record<string, unknown>, via: string, 
  * the history instead of the working tree, so it is judged as a read of that path.
  */
 function mcpBlobPaths(args: Record<string, unknown>): { text: string; key: string }[] {
-  const repository = MCP_REPOSITORY_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value !== '');
+  const repository = mcpRepository(args);
   const found: { text: string; key: string }[] = [];
   for (const [key, value] of Object.entries(args)) {
     if (!MCP_REVISION_KEYS.has(key.toLowerCase()) || typeof value !== 'string') continue;

@@ -69,7 +69,7 @@ export function findProtectedInside(dir: string, protects: (path: string) => str
 }
 
 /** Where `path` leads, symlinks resolved; undefined when nowhere. */
-function realPathOf(path: string): string | undefined {
+export function realPathOf(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {

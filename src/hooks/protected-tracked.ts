@@ -1,6 +1,5 @@
-import { realpathSync } from 'node:fs';
 import { trackedFilesOf, unchangedSinceStaged } from './git-index.js';
-import type { ProtectedInside } from './protected-inside.js';
+import { realPathOf, type ProtectedInside } from './protected-inside.js';
 
 /**
  * The protected files git tracks in the working tree whose top is `root`: what `git diff`,
@@ -37,11 +36,3 @@ export function findProtectedTracked(root: string, protects: (path: string) => s
 }
 
 const NOT_PLAIN_PATH = /(?:^|\/)\.{0,2}(?:\/|$)/;
-
-function realPathOf(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}

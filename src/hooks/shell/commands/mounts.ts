@@ -1,6 +1,7 @@
 import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
+import { reportSshConfigFiles } from './network-clients.js';
 import { argumentsOf, remoteFileHere } from './operands.js';
 
 /**
@@ -20,10 +21,7 @@ const SSHFS: CommandConvention = {
   handler(context) {
     const parsed = parseArguments(argumentsOf(context), { short: 'opF' });
     for (const list of parsed.values('-o')) sshfsOptions(context, list);
-    for (const config of parsed.values('-F')) {
-      context.file('read', config, 'sshfs -F config file');
-      context.dynamic('execute', config.value ?? config.text, 'interpreter_code', 'sshfs -F config file (it can run commands)');
-    }
+    reportSshConfigFiles(context, parsed.values('-F'), 'sshfs');
     const [remote, mountPoint] = parsed.operands;
     if (remote !== undefined) {
       const source = remote.value === undefined ? remote : remoteFileHere(context, remote.value.includes(':') ? remote.value : `${remote.value}:`);

@@ -187,7 +187,7 @@ export function reportSshClientOptions(context: CommandContext, parsed: ParsedAr
 }
 
 /** `-F file`: an ssh configuration is read, and its ProxyCommand, LocalCommand or `Match exec` can run anything. */
-function reportSshConfigFiles(context: CommandContext, files: readonly Word[], program: string): void {
+export function reportSshConfigFiles(context: CommandContext, files: readonly Word[], program: string): void {
   for (const file of files) {
     if (file.value === '/dev/null' || file.value === 'none') continue;
     context.file('read', file, `${program} -F config file`);
