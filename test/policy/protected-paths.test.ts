@@ -29,6 +29,17 @@ describe('protected paths', () => {
     ['/home/dev/.config/svc/reviewer-keys/user.key', 'read', '*.key'],
     ['/work/repo/.svc/keys/pass.json', 'read', '.svc/keys'],
     ['/work/repo/config/secrets.yml', 'read', 'config/secrets.yml'],
+    ['/work/repo/deploy/prod.env', 'read', '*.env'],
+    ['/work/repo/.envrc', 'read', '.envrc'],
+    ['/work/repo/worker/.dev.vars', 'read', '.dev.vars'],
+    ['/work/repo/infra/terraform.tfstate', 'read', '*.tfstate'],
+    ['/work/repo/infra/terraform.tfstate.backup', 'read', '*.tfstate.backup'],
+    ['/work/repo/android/release.jks', 'read', '*.jks'],
+    ['/home/dev/.pgpass', 'read', '~/.pgpass'],
+    ['/home/dev/.config/rclone/rclone.conf', 'read', '~/.config/rclone'],
+    ['/home/dev/.mozilla/firefox/x.default/logins.json', 'read', '~/.mozilla'],
+    ['/home/dev/Library/Application Support/Google/Chrome/Default/Login Data', 'read', '~/Library/Application Support/Google/Chrome'],
+    ['/home/dev/.bash_history', 'read', '~/.bash_history'],
     ['/work/repo/svc.yml', 'write', 'svc.yml'],
     ['/work/repo/.svc/ledger.jsonl', 'write', '.svc'],
     ['/work/repo/.claude/settings.json', 'write', '.claude/settings.json'],
@@ -38,11 +49,11 @@ describe('protected paths', () => {
     expect(guard.protects(path, access)).toBe(pattern);
   });
 
-  it.each(['/work/repo/src/env.ts', '/work/repo/.envrc.md/x', '/work/repo/README.md', '/home/dev/.sshd', '/work/other/config/secrets.yml'])('%s is not protected', (path) => {
+  it.each(['/work/repo/src/env.ts', '/work/repo/.envrc.md/x', '/work/repo/src/env.ts.env-example', '/work/repo/docs/tfstate.md', '/work/repo/README.md', '/home/dev/.sshd', '/work/other/config/secrets.yml'])('%s is not protected', (path) => {
     expect(guard.protects(path, 'write')).toBeUndefined();
   });
 
-  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/tmp/other/.git/config', '/work/repo/vendor/lib/.git/hooks/post-checkout', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.envrc'])(
+  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/tmp/other/.git/config', '/work/repo/vendor/lib/.git/hooks/post-checkout', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json'])(
     '%s becomes code later: write-protected, readable',
     (path) => {
       expect(guard.protects(path, 'write')).toBeDefined();
