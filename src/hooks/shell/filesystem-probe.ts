@@ -32,9 +32,10 @@ export interface FilesystemProbe {
    * as text, NULs included, for a shell that runs it: undefined when there is nothing to read (no
    * such file, a directory, unreadable), `not_regular` for a FIFO or device (its code is unknown
    * until it is read), `linked` for a file with other names (a hard link: it could be a protected
-   * file under an innocent name), `too_large` beyond MAX_COMMAND_BYTES.
+   * file under an innocent name), and for a file beyond MAX_COMMAND_BYTES its first bytes (`/bin/ls`
+   * is a compiled program, not shell code too long to follow).
    */
-  readScript(path: string): string | 'not_regular' | 'linked' | 'too_large' | undefined;
+  readScript(path: string): ScriptText;
   /** Physical paths already worked out in this analysis (path-resolution.ts), by raw absolute path. */
   readonly physical: Map<string, string>;
   /**
@@ -51,6 +52,11 @@ export interface FilesystemProbe {
 }
 
 export type PathKind = 'file' | 'directory' | 'other';
+
+export type ScriptText = string | 'not_regular' | 'linked' | { tooLarge: true; head: string } | undefined;
+
+/** How much of a file too large to follow is read: enough for bash's binary test (a NUL in the first line, within 80 bytes) and a `#!` line. */
+const SCRIPT_HEAD_BYTES = 256;
 
 function kindOf(stats: Stats | undefined): PathKind | undefined {
   return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
@@ -223,7 +229,7 @@ export function createFilesystemProbe(): FilesystemProbe {
   return probe;
 }
 
-function readScriptFile(path: string): string | 'not_regular' | 'linked' | 'too_large' | undefined {
+function readScriptFile(path: string): ScriptText {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (the hook would hang).
@@ -236,16 +242,16 @@ function readScriptFile(path: string): string | 'not_regular' | 'linked' | 'too_
     if (info.isDirectory()) return undefined;
     if (!info.isFile()) return 'not_regular';
     if (info.nlink > 1) return 'linked';
-    if (info.size > MAX_COMMAND_BYTES) return 'too_large';
     // One byte more than measured, to see a file that grew meanwhile.
-    const buffer = Buffer.alloc(info.size + 1);
+    const tooLarge = info.size > MAX_COMMAND_BYTES;
+    const buffer = Buffer.alloc(tooLarge ? SCRIPT_HEAD_BYTES : info.size + 1);
     let length = 0;
     while (length < buffer.length) {
       const read = readSync(fd, buffer, length, buffer.length - length, length);
       if (read === 0) break;
       length += read;
     }
-    if (length > info.size) return 'too_large';
+    if (tooLarge || length > info.size) return { tooLarge: true, head: buffer.toString('utf8', 0, Math.min(length, SCRIPT_HEAD_BYTES)) };
     return buffer.toString('utf8', 0, length);
   } catch {
     return undefined;

@@ -44,7 +44,12 @@ export function codeRunFrom(path: string, runner: ScriptRunner | undefined, sess
   const text = session.probe.readScript(path);
   // `bash x.s*` with x.sh written in the same line: the pattern matched nothing when analyzed.
   if (text === undefined) return /[*?[]/.test(posix.basename(path)) ? { kind: 'unknown', why: 'a pattern that matches no file yet' } : OPAQUE;
-  if (text === 'too_large') return { kind: 'unknown', why: `a script larger than ${MAX_COMMAND_BYTES} bytes` };
+  if (typeof text === 'object') {
+    // A compiled program (`/bin/ls`) or another language's script is run, not followed; only shell code that long is beyond the analysis.
+    if (runner !== 'same_shell' && hasNulInFirstLine(text.head)) return OPAQUE;
+    if (runner === 'kernel' && text.head.startsWith('#!') && text.head.includes('\n') && !isShellScript(text.head)) return OPAQUE;
+    return { kind: 'unknown', why: `a script larger than ${MAX_COMMAND_BYTES} bytes` };
+  }
   if (text === 'not_regular') return { kind: 'unknown', why: 'a script read from a FIFO or device' };
   if (text === 'linked') return { kind: 'unknown', why: 'a script with other names (a hard link), which svc does not read' };
   // bash will not run a file whose first line holds a NUL (a compiled program, to the kernel);

@@ -99,6 +99,20 @@ describe('script files', () => {
     expect(operations('./program').map((operation) => operation.kind)).toEqual(['execute']);
   });
 
+  it('leaves a program over the size limit opaque when its first bytes show a compiled program or another language, and only a shell script that large dynamic', () => {
+    const padding = Buffer.alloc(MAX_COMMAND_BYTES + 1, 0x41);
+    writeFileSync(join(root, 'big-program'), Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0]), padding]));
+    writeFileSync(join(root, 'big.py'), Buffer.concat([Buffer.from('#!/usr/bin/env python3\n'), padding]));
+    execFileSync('chmod', ['+x', join(root, 'big-program'), join(root, 'big.py'), join(root, 'big.sh')]);
+    expect(operations('./big-program').map((operation) => operation.kind)).toEqual(['execute']);
+    expect(operations('./big.py').map((operation) => operation.kind)).toEqual(['execute']);
+    // bash runs a compiled program's bytes when sourced (skipping NULs), so that stays unknown; so does a large shell script run by path.
+    expect(operations('source big-program').at(-1)).toMatchObject({ kind: 'execute', dynamic: { reason: 'interpreter_code' } });
+    expect(operations('./big.sh').at(-1)).toMatchObject({ kind: 'execute', dynamic: { reason: 'interpreter_code' } });
+    // A real one: /bin/ls is larger than the limit.
+    expect(operations('/bin/ls -la').map((operation) => operation.kind)).toEqual(['execute']);
+  });
+
   it('runs a file the line writes as code known only at run time, whatever is on disk', () => {
     const found = operations("echo 'cat README.md' > leak.sh; bash leak.sh");
     expect(found.map((operation) => [operation.kind, operation.path ?? operation.dynamic?.reason])).toEqual([
