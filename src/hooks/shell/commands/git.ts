@@ -549,6 +549,16 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   instaweb: (context, words) => {
     const parsed = parseArguments(words, { short: 'dbpm', long: ['httpd', 'browser', 'port', 'module-path'] });
     for (const command of parsed.values('-d', '--httpd', '-b', '--browser')) context.dynamic('execute', command.value ?? command.text, command.value === undefined ? command.reason : 'interpreter_code', 'git instaweb program');
+    // gitweb shows any blob of the repository to whoever browses to it.
+    trackedFilesRead(context, 'git instaweb', 'untracked');
+  },
+  // Whoever connects can clone the repositories it serves: every tracked file, as `git clone` of them would read.
+  daemon: (context, words) => {
+    const parsed = parseArguments(words, { long: ['base-path', 'interpolated-path', 'listen', 'port', 'init-timeout', 'timeout', 'max-connections', 'pid-file', 'user', 'group', 'access-hook', 'enable', 'disable', 'allow-override', 'forbid-override', 'log-destination'] });
+    for (const hook of parsed.values('--access-hook')) context.dynamic('execute', hook.value ?? hook.text, hook.value === undefined ? hook.reason : 'interpreter_code', 'git daemon --access-hook');
+    const served = [...parsed.values('--base-path'), ...parsed.operands];
+    if (served.length === 0) context.dynamic('read', 'every repository on this machine', 'unsupported', 'git daemon (serves any repository by its path)');
+    reportEach(context, 'read', served, 'git daemon (served repositories)', { recursive: true, skips: 'untracked' });
   },
 };
 

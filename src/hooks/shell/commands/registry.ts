@@ -18,6 +18,7 @@ import { NO_FILE_COMMANDS } from './no-file-commands.js';
 import { SHELLS } from './shells.js';
 import { SPLIT_OUTPUTS } from './split-outputs.js';
 import { TEXT_SEARCH } from './text-search.js';
+import { SERVERS } from './servers.js';
 import { RESPONSE_FILE_COMMANDS, UNKNOWN_PROGRAM } from './unknown-program.js';
 import { WRAPPERS } from './wrappers.js';
 
@@ -42,6 +43,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...DATABASE_CLIENTS,
     find: FIND,
     ...WRAPPERS,
+    ...SERVERS,
     ...DETACHED_RUNNERS,
     ...SHELLS,
     ...INTERPRETERS,

@@ -269,15 +269,6 @@ const DOTENV: CommandConvention = {
   },
 };
 
-/** Static file servers (http-server, serve): everything under the served directory is readable by whoever connects. */
-const FILE_SERVER: CommandConvention = {
-  handler(context) {
-    // `-s` is a flag of both http-server (--silent) and serve (--single).
-    const parsed = parseArguments(argumentsOf(context), { short: 'paecCKPlt', long: ['port', 'address', 'cors', 'cert', 'key', 'proxy', 'listen', 'config', 'username', 'password', 'ext', 'tls-cert', 'tls-key', 'tls-passphrase'] });
-    context.file('read', parsed.operands[0] ?? staticWord('.'), `${context.program} (served directory)`, { recursive: true });
-  },
-};
-
 /** `--wd=dir` and the like: the inner command runs there. */
 function directoryChange(directory: Word | undefined): RunChanges {
   return directory === undefined ? {} : { cwd: directory };
@@ -372,6 +363,4 @@ export const WRAPPERS: Record<string, CommandConvention> = {
   pnpm: PACKAGE_MANAGER,
   yarn: PACKAGE_MANAGER,
   dotenv: DOTENV,
-  'http-server': FILE_SERVER,
-  serve: FILE_SERVER,
 };
