@@ -40,8 +40,9 @@ const MAX_IGNORE_FILE_BYTES = 256 * 1024;
 /**
  * Whether `ignoreFile` lists `name` as a plain line (`name`, `/name`, or `name/` for a
  * directory) and has no negation that could take it back (`!` with a wildcard, or naming it).
+ * The same reading serves npm's `.npmignore`, which is written in .gitignore's syntax.
  */
-function listsExactly(ignoreFile: string, name: string, isDirectory: boolean): boolean {
+export function listsExactly(ignoreFile: string, name: string, isDirectory: boolean): boolean {
   let text: string;
   try {
     if (statSync(ignoreFile).size > MAX_IGNORE_FILE_BYTES) return false;

@@ -9,6 +9,7 @@ import { interactiveProgram, shellStartingWrapper } from './interactive-programs
 import { toolWords } from './runtimes/mcp-calls.js';
 import { globLeavesUnread } from './glob-filter.js';
 import { isPathKey, SEARCH_WORDS } from './mcp-argument-names.js';
+import { leftOutOfPackage } from './npm-packed.js';
 import { findProtectedTracked } from './protected-tracked.js';
 import { ignoredByRipgrep } from './ripgrep-skips.js';
 import type { FileOperation, ShellAnalysis, ShellContext } from './shell/shell-analysis.js';
@@ -335,6 +336,7 @@ function decodeFileUri(uri: string): string | undefined {
 function skippedByDefault(operation: FileOperation, file: string): boolean {
   if (operation.path === undefined) return false;
   if (operation.skips === 'git') return ignoredAndUntracked(file);
+  if (operation.skips === 'npm') return leftOutOfPackage(file, operation.path);
   if (operation.skips !== 'ripgrep' || (process.env.RIPGREP_CONFIG_PATH ?? '') !== '') return false;
   return hiddenBelow(file, operation.path) || ignoredByRipgrep(file, operation.path);
 }

@@ -7,7 +7,7 @@
 
 export type FileOperationKind = 'read' | 'write' | 'delete' | 'execute';
 
-export type SkippedByDefault = 'git' | 'ripgrep' | 'untracked' | 'unchanged';
+export type SkippedByDefault = 'git' | 'ripgrep' | 'untracked' | 'unchanged' | 'npm';
 
 /** Why a path is known only at run time. */
 export type DynamicReason =
@@ -35,7 +35,8 @@ export interface FileOperation {
    * hidden files and directories and what .gitignore lists; `untracked` (the patches of
    * `git log -p`, `git show`, `git diff HEAD`) skips every file git does not track, and `unchanged`
    * (`git diff` of the working tree) also those unchanged since staged: for these two the guard
-   * looks for protected files in git's index, not on disk.
+   * looks for protected files in git's index, not on disk; `npm` (`npm pack`, `npm publish`) skips
+   * what the package's `files` list leaves out or its ignore files list (src/hooks/npm-packed.ts).
    */
   skips?: SkippedByDefault;
   /** Where it came from, for explanations: "cat argument", "> redirection", "cp source", "heredoc", ... */

@@ -3,6 +3,7 @@ import type { CommandContext, CommandConvention, RunChanges } from '../command-c
 import type { Word } from '../word-expansion.js';
 import { reportEnvironment, type EnvironmentAssignment } from './environment.js';
 import { codeFromStdin } from './shells.js';
+import { packageCommand, reportPackaging } from './package-publishing.js';
 import { argumentsOf, DOTENV_FILE, reportEach, reportEnvFiles, runtimeInput, shellJoin } from './operands.js';
 import { UNKNOWN_PROGRAM } from './unknown-program.js';
 
@@ -238,7 +239,7 @@ function packageRunner(context: CommandContext, words: readonly Word[]): void {
 
 const PACKAGE_RUNNER: CommandConvention = { wrapper: true, handler: (context) => packageRunner(context, argumentsOf(context)) };
 
-/** npm, pnpm, yarn: `exec`/`x`/`dlx` run a package's program; everything else gets the unknown-program heuristic. */
+/** npm, pnpm, yarn: `exec`/`x`/`dlx` run a package's program, `publish`/`pack` read the package; everything gets the unknown-program heuristic. */
 const PACKAGE_MANAGER: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
@@ -250,7 +251,11 @@ const PACKAGE_MANAGER: CommandConvention = {
       const command = dashes === -1 ? [] : words.slice(dashes + 1);
       if (command.some((word) => word.value === undefined)) context.dynamic('execute', command.map((word) => word.value ?? word.text).join(' '), 'variable', 'npm explore command');
       else if (command.length > 0) context.script(command.map((word) => word.value).join(' '), 'npm explore command');
-    } else UNKNOWN_PROGRAM.handler(context);
+    } else {
+      const packaging = packageCommand(words);
+      if (packaging !== undefined) reportPackaging(context, packaging);
+      UNKNOWN_PROGRAM.handler(context);
+    }
   },
 };
 

@@ -1,0 +1,38 @@
+import { parseArguments, staticWord } from '../argument-parser.js';
+import type { CommandContext } from '../command-context.js';
+import type { Word } from '../word-expansion.js';
+import { reportEach } from './operands.js';
+
+/**
+ * `npm publish` and `npm pack` (pnpm's and yarn's too) put a package directory into a tarball,
+ * and publish sends it to a registry for anyone to download: a `.env` beside package.json goes
+ * with it unless the package leaves it out. So each is a read of the package directory as a tree,
+ * less what npm leaves out (`skips: 'npm'`, src/hooks/npm-packed.ts). `npm publish x.tgz` reads
+ * that tarball; a package name (`npm pack lodash`) reads nothing here.
+ */
+
+/** Options of npm, pnpm and yarn that take a value, so that `npm --tag beta publish` is a publish. */
+const VALUE_OPTIONS = ['tag', 'access', 'otp', 'registry', 'prefix', 'workspace', 'filter', 'cache', 'userconfig', 'loglevel', 'pack-destination', 'out', 'provenance-file', 'publish-branch', 'report-summary', 'dir', 'cwd', 'scope'];
+
+/** The subcommand, when it makes a package: `publish` or `pack` (yarn berry's `yarn npm publish` too). */
+export function packageCommand(words: readonly Word[]): { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean } | undefined {
+  const parsed = parseArguments(words, { short: 'wCF', long: VALUE_OPTIONS, stopAtOperand: true });
+  let [subcommand, ...rest] = parsed.operands;
+  if (subcommand?.value === 'npm' && rest[0]?.value === 'publish') [subcommand, ...rest] = rest;
+  if (subcommand?.value !== 'publish' && subcommand?.value !== 'pack') return undefined;
+  const options = parseArguments(rest, { short: 'wCF', long: VALUE_OPTIONS });
+  const workspaces = parsed.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F') || options.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F');
+  return { kind: subcommand.value, rest, workspaces };
+}
+
+export function reportPackaging(context: CommandContext, command: { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean }): void {
+  const via = `${context.program} ${command.kind}`;
+  const parsed = parseArguments(command.rest, { short: 'wCF', long: VALUE_OPTIONS });
+  const places = [...parsed.values('-C', '--dir', '--cwd', '--prefix'), ...parsed.operands];
+  const local = places.filter((word) => word.value === undefined || context.kindOf(word) !== undefined);
+  for (const word of local.filter((place) => place.value === undefined || context.kindOf(place) === 'file')) context.file('read', word, `${via} (tarball)`);
+  const directories = local.filter((place) => place.value !== undefined && context.kindOf(place) === 'directory');
+  const packages = directories.length > 0 || places.length > local.length ? directories : [staticWord('.')];
+  // A workspace package follows its own package.json and ignore files, not the root's: every file counts.
+  reportEach(context, 'read', packages, `${via} (package directory)`, command.workspaces ? { recursive: true } : { recursive: true, skips: 'npm' });
+}
