@@ -25,7 +25,8 @@ import { escapeRegExp, patternScreen, type PatternNeed } from './pattern-screen.
 
 export const DEFAULT_READ_PROTECTED: readonly string[] = [
   '.env',
-  '.env.*',
+  // Every .env variant but the templates a repository commits for people to read (no values).
+  '.env.!(example|sample|template|dist)',
   // `env_file: prod.env` in a compose file; wrangler's local secrets; direnv's exports.
   '*.env',
   '.dev.vars',

@@ -90,6 +90,10 @@ describe('a tracked .env', () => {
       expect(shell(repo, `${command} && cat ${copy}`), command).toContain('sk-tracked-secret');
     }
     expect(await decisionOf('git bundle create ../copied.bundle --all', repo)).toBe('deny');
+    // A push sends the commits, and the tracked .env in them, to wherever the remote is.
+    git(repo, 'init', '-q', '--bare', '../copied-remote.git');
+    expect(await decisionOf('git push -q ../copied-remote.git HEAD:refs/heads/main', repo)).toBe('deny');
+    expect(shell(repo, 'git push -q ../copied-remote.git HEAD:refs/heads/main && git --git-dir=../copied-remote.git show main:.env')).toContain('sk-tracked-secret');
     // Another work tree without the file: the index's copy shows as deleted, every line of it printed.
     mkdirSync(join(base, 'copied-empty-tree'));
     expect(shell(repo, 'git --work-tree=../copied-empty-tree diff')).toContain('sk-tracked-secret');
@@ -151,6 +155,14 @@ describe('a repository that does not track .env', () => {
       expect(shell(repo, command), command).not.toContain('sk-untracked');
       expect(await decisionOf(command, repo), command).toBe('no_opinion');
     }
+  });
+
+  it('shows its history with no opinion when it tracks only a .env template', async () => {
+    const repo = repository('template', { env: false });
+    writeFileSync(join(repo, '.env.example'), 'API_KEY=\n');
+    git(repo, 'add', '.env.example');
+    git(repo, 'commit', '-q', '-m', 'template');
+    for (const command of ['git show', 'git log -p', 'cat .env.example', 'git push --dry-run . HEAD:refs/heads/copy']) expect(await decisionOf(command, repo), command).toBe('no_opinion');
   });
 
   it('treats an index it cannot read as possibly tracking anything', async () => {

@@ -21,7 +21,8 @@ function fileAction(tool: string, payload: Record<string, unknown>) {
 describe('protected paths', () => {
   it.each([
     ['/work/repo/.env', 'read', '.env'],
-    ['/work/repo/services/api/.env.production', 'read', '.env.*'],
+    ['/work/repo/services/api/.env.production', 'read', '.env.!(example|sample|template|dist)'],
+    ['/work/repo/.env.example.local', 'read', '.env.!(example|sample|template|dist)'],
     ['/work/repo/certs/server.pem', 'read', '*.pem'],
     ['/home/dev/.ssh/config', 'read', '~/.ssh'],
     ['/home/dev/.ssh', 'read', '~/.ssh'],
@@ -49,7 +50,7 @@ describe('protected paths', () => {
     expect(guard.protects(path, access)).toBe(pattern);
   });
 
-  it.each(['/work/repo/src/env.ts', '/work/repo/.envrc.md/x', '/work/repo/src/env.ts.env-example', '/work/repo/docs/tfstate.md', '/work/repo/README.md', '/home/dev/.sshd', '/work/other/config/secrets.yml'])('%s is not protected', (path) => {
+  it.each(['/work/repo/src/env.ts', '/work/repo/.envrc.md/x', '/work/repo/src/env.ts.env-example', '/work/repo/docs/tfstate.md', '/work/repo/.env.example', '/work/repo/api/.env.sample', '/work/repo/.env.template', '/work/repo/.env.dist', '/work/repo/README.md', '/home/dev/.sshd', '/work/other/config/secrets.yml'])('%s is not protected', (path) => {
     expect(guard.protects(path, 'write')).toBeUndefined();
   });
 

@@ -502,7 +502,11 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   pull: (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'server-option', 'strategy', 'strategy-option', 'jobs'], short: 'sXj' }), ['--upload-pack'], 'git pull --upload-pack'),
   'ls-remote': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'sort', 'server-option'], short: 'uo' }), ['-u', '--upload-pack'], 'git ls-remote --upload-pack'),
   'fetch-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['upload-pack', 'exec', 'depth'] }), ['--upload-pack', '--exec'], 'git fetch-pack --upload-pack'),
-  push: (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec', 'repo', 'push-option', 'recurse-submodules'], short: 'o' }), ['--receive-pack', '--exec'], 'git push --receive-pack'),
+  push: (context, words) => {
+    transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec', 'repo', 'push-option', 'recurse-submodules'], short: 'o' }), ['--receive-pack', '--exec'], 'git push --receive-pack');
+    // The commits it sends carry every file they track to the remote.
+    trackedFilesRead(context, 'git push', 'untracked');
+  },
   'send-pack': (context, words) => transportCommands(context, parseArguments(words, { long: ['receive-pack', 'exec'] }), ['--receive-pack', '--exec'], 'git send-pack --receive-pack'),
   'credential-store': (context, words) => {
     const parsed = parseArguments(words, { long: ['file'] });
