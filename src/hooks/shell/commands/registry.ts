@@ -12,6 +12,7 @@ import { FIND } from './find.js';
 import { GIT_COMMANDS } from './git.js';
 import { GITHUB_CLI } from './github-cli.js';
 import { INTERPRETERS, interpreterName } from './interpreters.js';
+import { KUBERNETES } from './kubernetes.js';
 import { MOUNTS } from './mounts.js';
 import { NETWORK_CLIENTS } from './network-clients.js';
 import { NO_FILE_COMMANDS } from './no-file-commands.js';
@@ -39,6 +40,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...GIT_COMMANDS,
     ...GITHUB_CLI,
     ...DOCKER_COMMANDS,
+    ...KUBERNETES,
     ...EMBEDDED_COMMANDS,
     ...DATABASE_CLIENTS,
     find: FIND,

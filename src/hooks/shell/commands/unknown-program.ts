@@ -52,13 +52,15 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
 };
 
 /**
- * Programs that upload, sync or back up the directories they are given, everything inside:
+ * Programs that upload, sync, share or back up the directories they are given, everything inside:
  * `aws s3 sync . s3://b`, `rclone copy . remote:`, `gcloud builds submit .`, `restic backup ~`.
  */
 const TREE_UPLOADERS: ReadonlyMap<string, number> = new Map([
   // The number of subcommand words that come first (`aws s3 sync`, `rclone copy`).
   ['aws', 2], ['gcloud', 2], ['az', 2], ['kopia', 2], ['gsutil', 1], ['azcopy', 1], ['rclone', 1], ['s3cmd', 1], ['mc', 1], ['b2', 1], ['restic', 1], ['borg', 1], ['rustic', 1],
   ['duplicity', 0], ['surge', 0], ['lftp', 0],
+  // Peer-to-peer senders and static-site deploys: `croc send .`, `ipfs add -r .`, `netlify deploy --dir .`.
+  ['croc', 1], ['wormhole', 1], ['ipfs', 1], ['netlify', 1], ['wrangler', 2],
 ]);
 
 /** Files in the working directory whose commands a runner runs by its own convention. */
