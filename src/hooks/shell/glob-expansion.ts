@@ -214,7 +214,7 @@ function compileBracket(component: string, open: number): { source: string; end:
     if (char === '[' && component[i + 1] === ':') {
       const close = component.indexOf(':]', i + 2);
       const name = close === -1 ? undefined : component.slice(i + 2, close);
-      const chars = name === undefined ? undefined : POSIX_CLASSES[name];
+      const chars = name === undefined || !Object.hasOwn(POSIX_CLASSES, name) ? undefined : POSIX_CLASSES[name];
       if (chars !== undefined) {
         body += chars;
         i = close + 1;

@@ -57,4 +57,17 @@ describe('analyze never throws', () => {
       { numRuns: 3_000 },
     );
   });
+
+  it('on names an object lookup would find on Object.prototype, in every place a name is looked up', () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+    const places = ['NAME', 'NAME x', 'busybox NAME', 'npx NAME', 'tmux NAME', 'git NAME', 'npm run NAME', 'yarn NAME', 'python -m NAME', 'ls [[:NAME:]]', 'NAME=1 ls', 'env NAME=x ls'];
+    for (const place of places) {
+      for (const name of names) {
+        const command = place.replaceAll('NAME', name);
+        const result = analyzer.analyze(command, context);
+        expect(result.ok, command).toBe(true);
+        wellFormed(result);
+      }
+    }
+  });
 });

@@ -70,7 +70,7 @@ const TMUX_ALIASES: Record<string, string> = {
 
 /** The command a name means to tmux: itself, an alias, or the one command it is a prefix of (`new-sess`); undefined when unknown or ambiguous. */
 function tmuxCommandNamed(name: string): string | undefined {
-  const exact = TMUX_ALIASES[name] ?? (TMUX_COMMANDS.includes(name) ? name : undefined);
+  const exact = (Object.hasOwn(TMUX_ALIASES, name) ? TMUX_ALIASES[name] : undefined) ?? (TMUX_COMMANDS.includes(name) ? name : undefined);
   if (exact !== undefined) return exact;
   const prefixed = TMUX_COMMANDS.filter((command) => command.startsWith(name));
   return prefixed.length === 1 ? prefixed[0] : undefined;
@@ -93,7 +93,7 @@ function tmuxCommand(context: CommandContext, words: readonly Word[]): void {
     if (file !== undefined) context.file(command === 'load-buffer' ? 'read' : 'write', file, `tmux ${command}`);
     return;
   }
-  const runner = TMUX_RUNNERS[command];
+  const runner = Object.hasOwn(TMUX_RUNNERS, command) ? TMUX_RUNNERS[command] : undefined;
   if (runner === undefined) {
     context.dynamic('execute', text, 'interpreter_code', `tmux ${command} (runs commands or types into a pane)`);
     return;

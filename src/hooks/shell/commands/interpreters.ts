@@ -53,7 +53,7 @@ function interpreter(spec: InterpreterSpec): CommandConvention {
       } else if (parsed.has(...(spec.moduleOptions ?? []))) {
         // A library module runs with these arguments: nothing to execute by path; a few are known.
         const module = parsed.last(...(spec.moduleOptions ?? []))?.value;
-        const known = module === undefined ? undefined : PYTHON_MODULES[module];
+        const known = module === undefined || !Object.hasOwn(PYTHON_MODULES, module) ? undefined : PYTHON_MODULES[module];
         if (known !== undefined) {
           known(context, moduleWords);
           return;

@@ -44,7 +44,7 @@ export const UNKNOWN_PROGRAM: CommandConvention = {
     }
     // `echo '{"scripts":{"test":"cat .env"}}' > package.json && npm test`: the manifest whose
     // scripts a package manager runs, written by this very line.
-    for (const name of PROJECT_MANIFESTS[context.program] ?? []) {
+    for (const name of Object.hasOwn(PROJECT_MANIFESTS, context.program) ? (PROJECT_MANIFESTS[context.program] ?? []) : []) {
       const manifest = staticWord(name);
       if (context.writtenEarlier(manifest)) context.file('execute', manifest, `${context.program} (its project file)`);
     }

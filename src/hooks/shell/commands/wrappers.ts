@@ -223,7 +223,7 @@ const PACKAGE_PROGRAMS: Record<string, string> = { 'dotenv-cli': 'dotenv' };
 function packageProgram(word: Word): Word {
   if (word.value === undefined) return word;
   const name = word.value.replace(/(?<=.)@[^/]*$/, '').replace(/^@[^/]+\//, '');
-  return staticWord(PACKAGE_PROGRAMS[name] ?? name);
+  return staticWord((Object.hasOwn(PACKAGE_PROGRAMS, name) ? PACKAGE_PROGRAMS[name] : undefined) ?? name);
 }
 
 /**
