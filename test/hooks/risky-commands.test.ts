@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RISKY_COMMANDS_RULE } from '../../src/hooks/init-workspace.js';
 import { startHookEngine, type HookEngine } from './hook-engine.js';
@@ -13,6 +15,8 @@ let engine: HookEngine;
 
 beforeAll(async () => {
   fixture = makeFixtureWorkspace();
+  // A package that publishes only dist/, so that publishing it reads no protected file.
+  writeFileSync(join(fixture.root, 'package.json'), JSON.stringify({ name: 'fixture', version: '1.0.0', files: ['dist'] }));
   engine = await startHookEngine({ workspace: fixture.root, home: fixture.home, rules: RISKY_COMMANDS_RULE });
 });
 

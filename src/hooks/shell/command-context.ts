@@ -36,6 +36,13 @@ export interface CommandContext {
    * Makefile, npm's package.json) runs what no reading of the line can be sure of.
    */
   writtenEarlier(word: Word): boolean;
+  /**
+   * The text of a project file a program takes code from by its own convention (package.json's
+   * scripts), as the analysis reads a script: `unknown` when it is there but not to be trusted
+   * (protected, written earlier in the line, too large, not a regular file, another file's hard
+   * link), undefined when there is nothing there.
+   */
+  projectFile(word: Word): string | 'unknown' | undefined;
   /** Runs another command line made of these words, as the same shell would (wrappers, `find -exec`). */
   run(argv: readonly Word[], changes?: RunChanges): void;
   /**

@@ -136,6 +136,19 @@ export class InvocationContext implements CommandContext {
     });
   }
 
+  projectFile(word: Word): string | 'unknown' | undefined {
+    const path = this.absolute(word);
+    if (path === undefined) return 'unknown';
+    const session = this.walker.session;
+    if (this.writtenEarlier(word)) return 'unknown';
+    // Read where the name really leads, as scripts are (the last name is not followed there).
+    const physical = resolvePath(path, '/', session.probe, true).realPath ?? path;
+    if (!session.mayReadScript(path) || !session.mayReadScript(physical)) return session.probe.kind(physical) === undefined ? undefined : 'unknown';
+    const text = session.probe.readScript(physical);
+    if (text === undefined) return undefined;
+    return typeof text === 'string' ? text : 'unknown';
+  }
+
   run(argv: readonly Word[], changes: RunChanges = {}): void {
     let state = this.state;
     if (changes.cwd !== undefined) {

@@ -3,6 +3,7 @@ import type { CommandContext, CommandConvention } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { argumentsOf, looksLikePath, reportEach, reportEnvFiles, reportPathLikeArguments } from './operands.js';
 import { codeFromStdin } from './shells.js';
+import { runPackageScript } from './package-scripts.js';
 
 /**
  * Language interpreters. Inline code (`python -c`, `node -e`, `perl -e`, …) can open any file,
@@ -349,10 +350,14 @@ const BUN: CommandConvention = {
     for (const code of codes) context.dynamic('execute', code.value ?? code.text, code.value === undefined ? code.reason : 'interpreter_code', 'bun inline code');
     if (codes.length > 0) return;
     let [first, ...rest] = parsed.operands;
-    if (first?.value === 'run' || first?.value === 'test') [first, ...rest] = rest;
+    const run = first?.value === 'run';
+    if (run || first?.value === 'test') [first, ...rest] = rest;
     if (first !== undefined && (first.value === undefined || /\.(m?[jt]sx?|c[jt]s)$/.test(first.value) || first.value.includes('/'))) {
       context.file('execute', first, 'bun script');
       reportPathLikeArguments(context, rest, 'bun script argument');
+    } else if (first !== undefined && !BUN_PACKAGE_COMMANDS.has(subcommand ?? '') && subcommand !== 'test') {
+      // `bun run dev`, `bun dev`: a package.json script (only if there is one, without `run`).
+      runPackageScript(context, first, rest, parsed.last('--cwd'), !run);
     }
   },
 };

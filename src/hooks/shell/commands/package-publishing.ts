@@ -2,6 +2,7 @@ import { parseArguments, staticWord } from '../argument-parser.js';
 import type { CommandContext } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { reportEach } from './operands.js';
+import { PACKAGE_MANAGER_SHORT_VALUES as SHORT_VALUES, PACKAGE_MANAGER_VALUE_OPTIONS as VALUE_OPTIONS } from './package-scripts.js';
 
 /**
  * `npm publish` and `npm pack` (pnpm's and yarn's too) put a package directory into a tarball,
@@ -11,23 +12,28 @@ import { reportEach } from './operands.js';
  * that tarball; a package name (`npm pack lodash`) reads nothing here.
  */
 
-/** Options of npm, pnpm and yarn that take a value, so that `npm --tag beta publish` is a publish. */
-const VALUE_OPTIONS = ['tag', 'access', 'otp', 'registry', 'prefix', 'workspace', 'filter', 'cache', 'userconfig', 'loglevel', 'pack-destination', 'out', 'provenance-file', 'publish-branch', 'report-summary', 'dir', 'cwd', 'scope'];
-
 /** The subcommand, when it makes a package: `publish` or `pack` (yarn berry's `yarn npm publish` too). */
 export function packageCommand(words: readonly Word[]): { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean } | undefined {
-  const parsed = parseArguments(words, { short: 'wCF', long: VALUE_OPTIONS, stopAtOperand: true });
+  const parsed = parseArguments(words, { short: SHORT_VALUES, long: VALUE_OPTIONS, stopAtOperand: true });
   let [subcommand, ...rest] = parsed.operands;
   if (subcommand?.value === 'npm' && rest[0]?.value === 'publish') [subcommand, ...rest] = rest;
-  if (subcommand?.value !== 'publish' && subcommand?.value !== 'pack') return undefined;
-  const options = parseArguments(rest, { short: 'wCF', long: VALUE_OPTIONS });
+  const kind = subcommand?.value === undefined ? undefined : packagingSubcommand(subcommand.value);
+  if (kind === undefined) return undefined;
+  const options = parseArguments(rest, { short: SHORT_VALUES, long: VALUE_OPTIONS });
   const workspaces = parsed.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F') || options.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F');
-  return { kind: subcommand.value, rest, workspaces };
+  return { kind, rest, workspaces };
+}
+
+/** npm takes any unambiguous abbreviation of a command (`npm pub`); `pu…` and `pa…` can only be these two. */
+function packagingSubcommand(word: string): 'publish' | 'pack' | undefined {
+  if (word.length >= 2 && 'publish'.startsWith(word)) return 'publish';
+  if (word.length >= 2 && 'pack'.startsWith(word)) return 'pack';
+  return undefined;
 }
 
 export function reportPackaging(context: CommandContext, command: { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean }): void {
   const via = `${context.program} ${command.kind}`;
-  const parsed = parseArguments(command.rest, { short: 'wCF', long: VALUE_OPTIONS });
+  const parsed = parseArguments(command.rest, { short: SHORT_VALUES, long: VALUE_OPTIONS });
   const places = [...parsed.values('-C', '--dir', '--cwd', '--prefix'), ...parsed.operands];
   const local = places.filter((word) => word.value === undefined || context.kindOf(word) !== undefined);
   for (const word of local.filter((place) => place.value === undefined || context.kindOf(place) === 'file')) context.file('read', word, `${via} (tarball)`);

@@ -4,6 +4,7 @@ import type { Word } from '../word-expansion.js';
 import { reportEnvironment, type EnvironmentAssignment } from './environment.js';
 import { codeFromStdin } from './shells.js';
 import { packageCommand, reportPackaging } from './package-publishing.js';
+import { followPackageScripts } from './package-scripts.js';
 import { argumentsOf, DOTENV_FILE, reportEach, reportEnvFiles, runtimeInput, shellJoin } from './operands.js';
 import { UNKNOWN_PROGRAM } from './unknown-program.js';
 
@@ -239,10 +240,11 @@ function packageRunner(context: CommandContext, words: readonly Word[]): void {
 
 const PACKAGE_RUNNER: CommandConvention = { wrapper: true, handler: (context) => packageRunner(context, argumentsOf(context)) };
 
-/** npm, pnpm, yarn: `exec`/`x`/`dlx` run a package's program, `publish`/`pack` read the package; everything gets the unknown-program heuristic. */
+/** npm, pnpm, yarn: `exec`/`x`/`dlx` run a package's program, package.json scripts are followed, `publish`/`pack` read the package; everything gets the unknown-program heuristic. */
 const PACKAGE_MANAGER: CommandConvention = {
   handler(context) {
     const words = argumentsOf(context);
+    followPackageScripts(context, words);
     const subcommand = words[0]?.value;
     if (subcommand === 'exec' || subcommand === 'x' || subcommand === 'dlx') packageRunner(context, words.slice(1));
     else if (subcommand === 'explore') {
