@@ -104,8 +104,9 @@ function runScripts(context: CommandContext, names: readonly string[], main: str
   const manifest = findManifest(context, directory);
   if (manifest === undefined) return;
   const via = `${context.program} (package.json scripts)`;
-  if (manifest === 'unknown') {
-    context.dynamic('execute', 'package.json', 'interpreter_code', `${via}: a package.json svc cannot read`);
+  if (manifest.scripts === undefined) {
+    // The text is the path, as for a script file that cannot be followed: one operation, however many ways the line runs it.
+    context.dynamic('execute', manifest.file, 'interpreter_code', `${via}: a package.json svc cannot read, or one this line writes`);
     return;
   }
   if (onlyIfScript && (main === undefined || !manifest.scripts.has(main))) return;
@@ -117,15 +118,18 @@ function runScripts(context: CommandContext, names: readonly string[], main: str
   }
 }
 
-/** The package.json npm would use: in `directory`, else the nearest at or above the working directory. */
-function findManifest(context: CommandContext, directory: Word | undefined): { file: string; scripts: ReadonlyMap<string, string> } | 'unknown' | undefined {
-  if (directory !== undefined && directory.value === undefined) return 'unknown';
+/**
+ * The package.json npm would use: in `directory`, else the nearest at or above the working
+ * directory; `scripts` undefined when it cannot be read (or where it is, is known only at run time).
+ */
+function findManifest(context: CommandContext, directory: Word | undefined): { file: string; scripts?: ReadonlyMap<string, string> } | undefined {
+  if (directory !== undefined && directory.value === undefined) return { file: `${directory.text}/package.json` };
   const start = context.absolute(staticWord(directory?.value ?? '.'));
-  if (start === undefined) return 'unknown';
+  if (start === undefined) return { file: 'package.json' };
   for (let dir = start; ; dir = posix.dirname(dir)) {
     const file = posix.join(dir, 'package.json');
     const text = context.projectFile(staticWord(file));
-    if (text === 'unknown') return 'unknown';
+    if (text === 'unknown') return { file };
     if (text !== undefined) return { file, scripts: scriptsOf(text) };
     if (directory !== undefined || dir === '/') return undefined;
   }
