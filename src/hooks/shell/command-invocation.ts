@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { staticWord } from './argument-parser.js';
 import type { CommandContext, DirectoryChange, FileOptions, RunChanges, ScriptOptions, StdinSource } from './command-context.js';
 import { reportEnvironment, type EnvironmentAssignment } from './commands/environment.js';
+import { reportPrintedCredentials } from './commands/credential-printers.js';
 import { conventionFor, UNKNOWN_PROGRAM } from './commands/registry.js';
 import { cdpathInEffect, searchesCdpath } from './cdpath.js';
 import { reportFile } from './file-reporting.js';
@@ -323,5 +324,6 @@ export function dispatchCommand(context: InvocationContext): void {
   if (!convention.wrapper) context.record();
   context.applyShellOptions();
   context.applyVariableSetters();
+  reportPrintedCredentials(context);
   convention.handler(context);
 }
