@@ -88,6 +88,9 @@ export const DEFAULT_READ_PROTECTED: readonly string[] = [
   '~/.config/chromium',
   '~/Library/Application Support/Google/Chrome',
   '~/Library/Application Support/Firefox',
+  // A process's environment, where credentials are often handed to programs (the agent's own included).
+  '/proc/*/environ',
+  '/proc/*/task/*/environ',
   // Histories, where a token typed or pasted on a command line stays.
   '~/.bash_history',
   '~/.zsh_history',

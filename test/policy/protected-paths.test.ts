@@ -41,6 +41,8 @@ describe('protected paths', () => {
     ['/home/dev/.mozilla/firefox/x.default/logins.json', 'read', '~/.mozilla'],
     ['/home/dev/Library/Application Support/Google/Chrome/Default/Login Data', 'read', '~/Library/Application Support/Google/Chrome'],
     ['/home/dev/.bash_history', 'read', '~/.bash_history'],
+    ['/proc/self/environ', 'read', '/proc/*/environ'],
+    ['/proc/4242/task/4243/environ', 'read', '/proc/*/task/*/environ'],
     ['/work/repo/svc.yml', 'write', 'svc.yml'],
     ['/work/repo/.svc/ledger.jsonl', 'write', '.svc'],
     ['/work/repo/.claude/settings.json', 'write', '.claude/settings.json'],

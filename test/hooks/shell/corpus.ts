@@ -168,6 +168,7 @@ export function isProtected(path: string, access: 'read' | 'write', fixture: Pic
   const segments = path.split('/').filter((segment) => segment !== '');
   if (segments.some((segment) => READ_PROTECTED_NAMES.some((pattern) => pattern.test(segment)))) return true;
   if (READ_PROTECTED_IN_HOME.some((entry) => under(path, posix.join(fixture.home, entry)))) return true;
+  if (/^\/proc\/[^/]+\/(?:task\/[^/]+\/)?environ$/.test(path)) return true;
   if (access === 'read') return false;
   if (segments.includes('svc.yml')) return true;
   if (/\/\.git\/(?:config|hooks)(?:\/|$)/.test(path)) return true;
