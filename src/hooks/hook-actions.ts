@@ -355,7 +355,7 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
   const expanded: FileOperation[] = [];
   // One budget for all the walks of a call: `grep -r x d1 … d300` must not add up to minutes.
   const deadline = monotonicMs() + PROTECTED_WALKS_BUDGET_MS;
-  for (const operation of operations) {
+  for (const operation of operations.flatMap((read) => [read, ...objectStoreRead(read)])) {
     const tree = operation.recursive === true && operation.path !== undefined && isDirectory(operation.path);
     // What git tracks (`git diff`, `git show`) is judged by the protected files its index lists, one
     // action each; the repository's directory is no file the command reads, and an action of its
@@ -381,6 +381,22 @@ function withProtectedInside(operations: readonly FileOperation[], tools: PlanTo
     }
   }
   return expanded;
+}
+
+/**
+ * git's object store holds every file git tracks, compressed under names no protected path
+ * covers: `cat .git/objects/ab/cdef… | zlib-flate -uncompress` prints a tracked `.env`, and
+ * `cp -r .git /tmp/x` copies it. So a read inside `.git/objects`, or of `.git` or `.git/objects`
+ * as a tree, is also a read of the protected files the repository's index lists.
+ */
+function objectStoreRead(operation: FileOperation): FileOperation[] {
+  if ((operation.kind !== 'read' && operation.kind !== 'execute') || operation.path === undefined) return [];
+  const paths = [operation.path, ...(operation.realPath === undefined ? [] : [operation.realPath])];
+  for (const path of paths) {
+    const inStore = /^(.*)\/\.git\/objects(?:\/|$)/.exec(path) ?? (operation.recursive === true ? /^(.*)\/\.git$/.exec(path) : null);
+    if (inStore !== null) return [{ kind: 'read', path: inStore[1] === '' ? '/' : (inStore[1] as string), recursive: true, skips: 'untracked', via: `${operation.via}: git's object store holds every tracked file` }];
+  }
+  return [];
 }
 
 /** Time for all the walks for protected files under the recursive reads of one call. */

@@ -103,6 +103,18 @@ describe('a tracked .env', () => {
     expect(await decisionOf('git clone -q "$SOURCE" ../copied-variable', repo), 'a source known only at run time').toBe('step_up');
   });
 
+  it("is read through git's object store, whose files hold it compressed", async () => {
+    const repo = repository('objects', { env: true });
+    const blob = git(repo, 'rev-parse', 'HEAD:.env').trim();
+    const object = `.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`;
+    // A zlib stream behind a gzip header: gzip inflates it (and then complains of the missing trailer).
+    const inflate = `( printf '\\037\\213\\010\\000\\000\\000\\000\\000\\000\\003'; tail -c +3 ${object} ) | gzip -dc 2>/dev/null`;
+    expect(shell(repo, inflate)).toContain('sk-tracked-secret');
+    for (const command of [inflate, `cat ${object}`, 'cp -r .git /tmp/svc-objects-copy', 'tar czf - .git/objects | base64']) expect(await decisionOf(command, repo), command).toBe('deny');
+    const clean = repository('objects-clean', { env: false });
+    expect(await decisionOf('cp -r .git /tmp/svc-objects-copy', clean)).toBe('no_opinion');
+  });
+
   it('is found in a SHA-256 repository and through a worktree', async () => {
     const repo = repository('sha256', { env: true, objectFormat: 'sha256' });
     expect(await decisionOf('git log -p', repo)).toBe('deny');
