@@ -57,7 +57,13 @@ type Meaning =
    * Where git takes programs or hooks from: `GIT_EXEC_PATH` (`git zz` runs `$GIT_EXEC_PATH/git-zz`),
    * `GIT_TEMPLATE_DIR` (hooks `git init`/`clone` copy into `.git/hooks`, as `--template`).
    */
-  | 'git-programs';
+  | 'git-programs'
+  /** Where a starting program loads code from: ZDOTDIR (zsh runs its .zshenv even for `zsh -c`), GCONV_PATH (iconv's modules). */
+  | 'code-directory'
+  /** A file a starting program reads and may quote in an error: INPUTRC (readline prints the lines it cannot parse). */
+  | 'read-file'
+  /** man's options from the environment: `-P`/`--pager` and `-H`/`--html` are commands it runs. */
+  | 'man-options';
 
 const VARIABLES: Record<string, Meaning> = {
   GIT_EXTERNAL_DIFF: 'shell',
@@ -115,6 +121,10 @@ const VARIABLES: Record<string, Meaning> = {
   WGETRC: 'options-file',
   GIT_EXEC_PATH: 'git-programs',
   GIT_TEMPLATE_DIR: 'git-programs',
+  ZDOTDIR: 'code-directory',
+  GCONV_PATH: 'code-directory',
+  INPUTRC: 'read-file',
+  MANOPT: 'man-options',
 };
 
 /**
@@ -254,6 +264,15 @@ function reportVariable(context: CommandContext, meaning: Meaning, value: Word, 
     case 'options-file':
       context.file('read', value, via);
       context.dynamic('read', `files the options in ${text} may add`, 'unsupported', via);
+      return;
+    case 'code-directory':
+      context.dynamic('execute', text, 'interpreter_code', `${via} (a program starting later loads code from there)`);
+      return;
+    case 'read-file':
+      context.file('read', value, via);
+      return;
+    case 'man-options':
+      if (/(?:^|\s)(?:-[^-\s]*[PH]|--pager|--html)/.test(text)) context.dynamic('execute', text, 'interpreter_code', `${via} (a pager or browser man runs)`);
       return;
   }
 }
