@@ -11,6 +11,7 @@ import { FILE_WRITERS } from './file-writers.js';
 import { FIND } from './find.js';
 import { GIT_COMMANDS } from './git.js';
 import { GITHUB_CLI } from './github-cli.js';
+import { INCLUDE_PROCESSORS } from './include-processors.js';
 import { INTERPRETERS, interpreterName } from './interpreters.js';
 import { KUBERNETES } from './kubernetes.js';
 import { MOUNTS } from './mounts.js';
@@ -29,6 +30,7 @@ const CONVENTIONS = new Map<string, CommandConvention>(
     ...NO_FILE_COMMANDS,
     ...RESPONSE_FILE_COMMANDS,
     ...FILE_READERS,
+    ...INCLUDE_PROCESSORS,
     ...SPLIT_OUTPUTS,
     sort: SORT,
     ...TEXT_SEARCH,

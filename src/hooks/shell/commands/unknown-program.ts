@@ -5,6 +5,7 @@ import { AnalysisLimitReached, UnanalyzableCommand } from '../operation-log.js';
 import type { Word } from '../word-expansion.js';
 import { interpreterName } from './interpreters.js';
 import { argumentsOf, isUrl, reportPathLikeArguments, responseFile } from './operands.js';
+import { followStandardInput } from './include-processors.js';
 import { conventionFor } from './registry.js';
 
 /**
@@ -135,8 +136,12 @@ const RESPONSE_FILE_PROGRAM: CommandConvention = {
       if (file !== undefined) context.file('read', file, `${context.program} @file`);
     }
     reportPathLikeArguments(context, words.filter((word) => responseFile(word) === undefined), `${context.program} argument`);
+    // `echo '#include ".env"' | gcc -E -x c -`: the preprocessor reads what the input includes.
+    if (C_PREPROCESSING.has(context.program)) followStandardInput(context, 'c');
   },
 };
+
+const C_PREPROCESSING: ReadonlySet<string> = new Set(['gcc', 'g++', 'cc', 'c++', 'cpp', 'clang', 'clang++', 'clang-cl', 'tcc', 'emcc', 'nvcc', 'zig']);
 
 const RESPONSE_FILE_PROGRAMS = [
   'gcc', 'g++', 'cc', 'c++', 'cpp', 'clang', 'clang++', 'clang-cl', 'gfortran', 'gdc', 'gccgo', 'ld', 'ld.lld', 'ld.gold', 'ld.bfd', 'lld', 'as', 'ar', 'nm', 'objdump', 'objcopy',
