@@ -76,6 +76,8 @@ export const DEFAULT_READ_PROTECTED: readonly string[] = [
   '~/.config/doctl',
   '~/.databrickscfg',
   '~/.config/op',
+  // sops's age keys.
+  '~/.config/sops',
   // Database clients' passwords.
   '~/.pgpass',
   '~/.my.cnf',

@@ -152,7 +152,7 @@ export function toCorpusOperation(operation: FileOperation, fixture: Pick<Fixtur
 const READ_PROTECTED_NAMES = [/^\.env$/, /^\.env\.(?!(?:example|sample|template|dist)$).*$/, /\.env$/, /^\.dev\.vars$/, /^\.envrc$/, /^\.htpasswd$/, /\.tfstate(?:\.backup)?$/, /\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$/, /^id_rsa/, /^id_ed25519/, /^id_ecdsa/];
 const READ_PROTECTED_IN_HOME = [
   ...['.ssh', '.aws', '.gnupg', '.config/gcloud', '.config/gh', '.azure', '.kube', '.docker/config.json', '.npmrc', '.pypirc', '.netrc', '.git-credentials'],
-  ...['.gem/credentials', '.config/composer/auth.json', '.gradle/gradle.properties', '.vault-token', '.config/rclone', '.pgpass', '.my.cnf', '.mozilla', '.bash_history', '.zsh_history'],
+  ...['.gem/credentials', '.config/composer/auth.json', '.gradle/gradle.properties', '.vault-token', '.config/rclone', '.pgpass', '.my.cnf', '.mozilla', '.bash_history', '.zsh_history', '.config/sops'],
 ];
 
 const WRITE_PROTECTED_IN_HOME = [

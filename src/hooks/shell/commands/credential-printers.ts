@@ -87,6 +87,14 @@ const PRINTERS: ReadonlyMap<string, ProgramPrinters> = new Map([
   ],
   ['vault', { printers: ['read', 'kv get', 'print token', 'token lookup'].map((words) => ({ subcommand: words.split(' '), store: '.vault-token' })) }],
   ['heroku', { short: 'a', long: ['app'], printers: [{ subcommand: ['auth:token'], store: '.netrc' }] }],
+  // sops decrypts with the age keys it keeps in ~/.config/sops (or a KMS or PGP key): the output is the secrets.
+  [
+    'sops',
+    {
+      long: ['output', 'input-type', 'output-type', 'extract', 'config', 'age', 'kms', 'pgp', 'gcp-kms', 'azure-kv', 'hc-vault-transit'],
+      printers: [{ subcommand: [], flags: ['-d', '--decrypt'], store: '.config/sops' }, { subcommand: ['decrypt'], store: '.config/sops' }, { subcommand: ['exec-env'], store: '.config/sops' }, { subcommand: ['exec-file'], store: '.config/sops' }],
+    },
+  ],
   ...['desktop', 'secretservice', 'pass', 'osxkeychain', 'wincred', 'ecr-login', 'gcloud'].map((helper): [string, ProgramPrinters] => [`docker-credential-${helper}`, { printers: [{ subcommand: ['get'], store: '.docker/config.json' }] }]),
 ]);
 
