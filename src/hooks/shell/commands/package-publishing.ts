@@ -1,8 +1,8 @@
-import { parseArguments, staticWord } from '../argument-parser.js';
+import { parseArguments, staticWord, type ParsedOption } from '../argument-parser.js';
 import type { CommandContext } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
 import { reportEach } from './operands.js';
-import { PACKAGE_MANAGER_SHORT_VALUES as SHORT_VALUES, PACKAGE_MANAGER_VALUE_OPTIONS as VALUE_OPTIONS } from './package-scripts.js';
+import { PACKAGE_MANAGER_SHORT_VALUES as SHORT_VALUES, PACKAGE_MANAGER_VALUE_OPTIONS as VALUE_OPTIONS, WORKSPACE_FLAGS } from './package-scripts.js';
 
 /**
  * `npm publish` and `npm pack` (pnpm's and yarn's too) put a package directory into a tarball,
@@ -12,16 +12,23 @@ import { PACKAGE_MANAGER_SHORT_VALUES as SHORT_VALUES, PACKAGE_MANAGER_VALUE_OPT
  * that tarball; a package name (`npm pack lodash`) reads nothing here.
  */
 
+interface Packaging {
+  kind: 'publish' | 'pack';
+  /** Every option, before the subcommand or after it (`npm --prefix pkg publish`). */
+  options: readonly ParsedOption[];
+  /** The words after the subcommand that are not options: a folder, a tarball or a package name. */
+  operands: readonly Word[];
+}
+
 /** The subcommand, when it makes a package: `publish` or `pack` (yarn berry's `yarn npm publish` too). */
-export function packageCommand(words: readonly Word[]): { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean } | undefined {
+export function packageCommand(words: readonly Word[]): Packaging | undefined {
   const parsed = parseArguments(words, { short: SHORT_VALUES, long: VALUE_OPTIONS, stopAtOperand: true });
   let [subcommand, ...rest] = parsed.operands;
   if (subcommand?.value === 'npm' && rest[0]?.value === 'publish') [subcommand, ...rest] = rest;
   const kind = subcommand?.value === undefined ? undefined : packagingSubcommand(subcommand.value);
   if (kind === undefined) return undefined;
-  const options = parseArguments(rest, { short: SHORT_VALUES, long: VALUE_OPTIONS });
-  const workspaces = parsed.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F') || options.has('-w', '--workspace', '--workspaces', '-ws', '-r', '--recursive', '--filter', '-F');
-  return { kind, rest, workspaces };
+  const after = parseArguments(rest, { short: SHORT_VALUES, long: VALUE_OPTIONS });
+  return { kind, options: [...parsed.options, ...after.options], operands: after.operands };
 }
 
 /** npm takes any unambiguous abbreviation of a command (`npm pub`); `pu…` and `pa…` can only be these two. */
@@ -31,14 +38,15 @@ function packagingSubcommand(word: string): 'publish' | 'pack' | undefined {
   return undefined;
 }
 
-export function reportPackaging(context: CommandContext, command: { kind: 'publish' | 'pack'; rest: readonly Word[]; workspaces: boolean }): void {
+export function reportPackaging(context: CommandContext, command: Packaging): void {
   const via = `${context.program} ${command.kind}`;
-  const parsed = parseArguments(command.rest, { short: SHORT_VALUES, long: VALUE_OPTIONS });
-  const places = [...parsed.values('-C', '--dir', '--cwd', '--prefix'), ...parsed.operands];
+  const directoryOptions = command.options.filter((option) => ['-C', '--dir', '--cwd', '--prefix'].includes(option.name)).flatMap((option) => (option.value === undefined ? [] : [option.value]));
+  const places = [...directoryOptions, ...command.operands];
   const local = places.filter((word) => word.value === undefined || context.kindOf(word) !== undefined);
   for (const word of local.filter((place) => place.value === undefined || context.kindOf(place) === 'file')) context.file('read', word, `${via} (tarball)`);
   const directories = local.filter((place) => place.value !== undefined && context.kindOf(place) === 'directory');
   const packages = directories.length > 0 || places.length > local.length ? directories : [staticWord('.')];
   // A workspace package follows its own package.json and ignore files, not the root's: every file counts.
-  reportEach(context, 'read', packages, `${via} (package directory)`, command.workspaces ? { recursive: true } : { recursive: true, skips: 'npm' });
+  const workspaces = command.options.some((option) => WORKSPACE_FLAGS.includes(option.name));
+  reportEach(context, 'read', packages, `${via} (package directory)`, workspaces ? { recursive: true } : { recursive: true, skips: 'npm' });
 }

@@ -53,17 +53,17 @@ const LIFECYCLES: ReadonlyMap<string, Lifecycle> = new Map(Object.entries({
 }));
 
 /** Flags that run the scripts of other packages of a workspace, each with a package.json of its own. */
-const WORKSPACE_FLAGS = ['-w', '--workspace', '--workspaces', '-ws', '--filter', '-F', '-r', '--recursive'];
+export const WORKSPACE_FLAGS = ['-w', '--workspace', '--workspaces', '--filter', '-F', '-r', '--recursive'];
 
 /** npm, pnpm, yarn: the scripts `words` (after the program name) make the manager run. */
 export function followPackageScripts(context: CommandContext, words: readonly Word[]): void {
   const parsed = parseArguments(words, { short: PACKAGE_MANAGER_SHORT_VALUES, long: PACKAGE_MANAGER_VALUE_OPTIONS, stopAtOperand: true });
   const [first, ...rest] = parsed.operands;
-  // Bare `yarn` installs.
   if (first !== undefined && first.value === undefined) {
     context.dynamic('execute', shellJoin([context.argv[0] as Word, ...words]), first.reason, `${context.program} (a subcommand known only at run time)`);
     return;
   }
+  // Bare `yarn` installs.
   const subcommand = first === undefined ? (context.program === 'yarn' ? 'install' : undefined) : first.value;
   if (subcommand === undefined || subcommand === 'exec' || subcommand === 'x' || subcommand === 'dlx' || subcommand === 'explore') return;
   const options = [...parsed.options, ...parseArguments(rest, { short: PACKAGE_MANAGER_SHORT_VALUES, long: PACKAGE_MANAGER_VALUE_OPTIONS }).options];
@@ -73,21 +73,22 @@ export function followPackageScripts(context: CommandContext, words: readonly Wo
   }
   const directory = options.find((option) => ['--prefix', '-C', '--dir', '--cwd'].includes(option.name))?.value;
   if (RUN_WORDS.has(subcommand)) {
-    const [name, ...args] = rest.filter((word) => word.value === undefined || !word.value.startsWith('-') || word.value === '--');
-    if (name !== undefined) runPackageScript(context, name, args, directory);
+    // The script's name is the first word that is not an option; every word after it counts as passed to the script (npm wants a `--` first, yarn and pnpm do not).
+    const at = rest.findIndex((word) => word.value === undefined || !word.value.startsWith('-'));
+    const name = rest[at];
+    if (name !== undefined) runPackageScript(context, name, rest.slice(at + 1), directory);
     return;
   }
   const lifecycle = LIFECYCLES.get(subcommand);
-  // `npm test -- --watch`: what follows `--` goes to the test or start script itself.
-  const dashes = rest.findIndex((word) => word.value === '--');
-  const passed = dashes === -1 ? [] : rest.slice(dashes + 1);
+  // `npm test -- --watch`, `yarn test --watch`: the words after the subcommand go to the test or start script itself.
+  const passed = rest.filter((word) => word.value !== '--');
   // `yarn build`, `pnpm lint`: a name that is not a subcommand of the manager runs that script.
   if (lifecycle !== undefined) runScripts(context, lifecycle.scripts, lifecycle.main, passed, directory);
   else if (context.program !== 'npm') runPackageScript(context, first as Word, rest, directory, true);
 }
 
 /**
- * `npm run NAME ARGS`, `bun run NAME`: pre<NAME>, NAME with ARGS appended (after a `--`), post<NAME>.
+ * `npm run NAME ARGS`, `bun run NAME`: pre<NAME>, NAME with ARGS appended (without a `--`), post<NAME>.
  * `onlyIfScript`: the name may be something else than a script (`yarn outdated`), so nothing is
  * run when package.json has no script of that name.
  */
@@ -96,7 +97,7 @@ export function runPackageScript(context: CommandContext, name: Word, args: read
     context.dynamic('execute', name.text, name.reason, `${context.program} run (a script named only at run time)`);
     return;
   }
-  const passed = args[0]?.value === '--' ? args.slice(1) : args;
+  const passed = args.filter((word) => word.value !== '--');
   runScripts(context, [`pre${name.value}`, name.value, `post${name.value}`], name.value, passed, directory, onlyIfScript);
 }
 

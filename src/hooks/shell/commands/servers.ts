@@ -38,17 +38,17 @@ function serveNamedTrees(context: CommandContext, words: readonly Word[]): void 
 
 /** The word, the value of `--name=value`, and what follows the last `:` (`--mount=/route:./dir`). */
 function pathsInWord(value: string): string[] {
-  const values = [value.startsWith('-') ? value.slice(value.indexOf('=') + 1) : value].filter((text) => text !== '' && !text.startsWith('-'));
-  const last = values[0];
-  if (last !== undefined && last.includes(':')) values.push(last.slice(last.lastIndexOf(':') + 1));
-  return values.filter((text) => text !== '');
+  const text = value.startsWith('-') ? value.slice(value.indexOf('=') + 1) : value;
+  if (text === '' || text.startsWith('-')) return [];
+  const colon = text.lastIndexOf(':');
+  return colon === -1 || colon === text.length - 1 ? [text] : [text, text.slice(colon + 1)];
 }
 
 const FILE_SERVER: CommandConvention = { handler: (context) => serveNamedTrees(context, argumentsOf(context)) };
 
 /**
  * A program whose subcommand serves (`caddy file-server`, `twistd … web --path dir`, `jupyter
- * lab`): the words after it go to `convention`; its other subcommands run a configuration or do
+ * lab`): the words after it go to `serve`; its other subcommands run a configuration or do
  * work svc does not follow here.
  */
 function serverSubcommand(subcommands: readonly string[], serve: (context: CommandContext, words: readonly Word[]) => void): CommandConvention {
