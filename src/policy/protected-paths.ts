@@ -173,6 +173,15 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '~/.config/fish',
   '.mcp.json',
   '~/.claude.json',
+  // Package managers' settings that change how they run the scripts svc follows, or run code of
+  // their own: .npmrc's script-shell and node-options, yarn's yarn-path/yarnPath and plugins,
+  // pnpm's .pnpmfile.cjs hooks, bun's preload.
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pnpmfile.cjs',
+  '.pnpmfile.mjs',
+  'bunfig.toml',
   '.envrc',
   // Settings a later plain command obeys, beyond any hook's view of that command: `upload-file =
   // ~/.ssh/id_rsa` in ~/.curlrc makes every later `curl URL` send the key; an editor's startup

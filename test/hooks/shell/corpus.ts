@@ -159,7 +159,7 @@ const WRITE_PROTECTED_IN_HOME = [
   ...['.gitconfig', '.config/git', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshenv', '.zshrc', '.zprofile', '.zlogin', '.config/fish'],
   ...['.curlrc', '.config/curlrc', '.wgetrc', '.config/wget', '.vimrc', '.vim', '.config/nvim', '.config/systemd/user', '.config/autostart'],
 ];
-const HOOK_MANAGER_FILES = /^(?:\.husky|\.githooks|\.git-hooks|\.hooks|\.pre-commit-config\.yaml|\.?lefthook(?:-local)?\.ya?ml|\.lefthook|\.?simple-git-hooks\.(?:json|c?js|mjs))$/;
+const HOOK_MANAGER_FILES = /^(?:\.npmrc|\.yarnrc(?:\.yml)?|\.pnpmfile\.c?m?js|bunfig\.toml|\.husky|\.githooks|\.git-hooks|\.hooks|\.pre-commit-config\.yaml|\.?lefthook(?:-local)?\.ya?ml|\.lefthook|\.?simple-git-hooks\.(?:json|c?js|mjs))$/;
 /** Python's user site-packages: its .pth files and usercustomize.py run in every later python. */
 const PYTHON_USER_STARTUP = /^\.local\/lib\/python[^/]*\/site-packages\/(?:[^/]*\.pth|usercustomize\.py)$/;
 
@@ -173,7 +173,7 @@ export function isProtected(path: string, access: 'read' | 'write', fixture: Pic
   if (segments.includes('svc.yml')) return true;
   if (/\/\.git\/(?:config|hooks)(?:\/|$)/.test(path)) return true;
   if (under(path, posix.join(fixture.root, '.svc'))) return true;
-  // Hook managers' scripts and configurations (the engine's DEFAULT_WRITE_PROTECTED).
+  // Hook managers' and package managers' settings (the engine's DEFAULT_WRITE_PROTECTED).
   if (segments.some((segment) => HOOK_MANAGER_FILES.test(segment))) return true;
   // Files whose content runs later as code (the engine's DEFAULT_WRITE_PROTECTED).
   if (WRITE_PROTECTED_IN_HOME.some((entry) => under(path, posix.join(fixture.home, entry)))) return true;

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { parseArguments, staticWord, type ParsedOption } from '../argument-parser.js';
 import type { CommandContext } from '../command-context.js';
 import type { Word } from '../word-expansion.js';
@@ -49,4 +50,27 @@ export function reportPackaging(context: CommandContext, command: Packaging): vo
   // A workspace package follows its own package.json and ignore files, not the root's: every file counts.
   const workspaces = command.options.some((option) => WORKSPACE_FLAGS.includes(option.name));
   reportEach(context, 'read', packages, `${via} (package directory)`, workspaces ? { recursive: true } : { recursive: true, skips: 'npm' });
+}
+
+/**
+ * `npm config set|delete|edit` (pnpm's and yarn's too) writes the settings file of the chosen
+ * location: the user's `~/.npmrc` by default, the project's `.npmrc` with `--location project`;
+ * yarn 2+ writes the project's `.yarnrc.yml` (the home one with `-H`), yarn 1 `~/.yarnrc`. Those
+ * files decide how the package.json scripts svc follows are run (`script-shell`), hence guarded.
+ */
+export function reportConfigWrites(context: CommandContext, words: readonly Word[]): void {
+  const parsed = parseArguments(words, { short: `${SHORT_VALUES}L`, long: [...VALUE_OPTIONS, 'location'] });
+  const [subcommand, action] = parsed.operands.map((word) => word.value);
+  if ((subcommand !== 'config' && subcommand !== 'c') || !['set', 'delete', 'rm', 'edit', 'unset'].includes(action ?? '')) return;
+  const location = parsed.options.find((option) => option.name === '--location' || option.name === '-L')?.value?.value;
+  const via = `${context.program} config ${action}`;
+  if (parsed.has('-g', '--global') || location === 'global') {
+    // The global settings file lives under the installation's prefix, which is not known here.
+    context.dynamic('write', 'the global npmrc', 'unsupported', via);
+    return;
+  }
+  const home = context.home;
+  const inHome = (name: string): Word => (home === undefined ? { value: undefined, text: `~/${name}`, reason: 'variable' } : staticWord(posix.join(home, name)));
+  const files = context.program === 'yarn' ? [staticWord('.yarnrc.yml'), inHome('.yarnrc.yml'), inHome('.yarnrc')] : location === 'project' ? [staticWord('.npmrc')] : [inHome('.npmrc')];
+  reportEach(context, 'write', files, via);
 }

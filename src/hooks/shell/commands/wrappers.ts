@@ -3,7 +3,7 @@ import type { CommandContext, CommandConvention, RunChanges } from '../command-c
 import type { Word } from '../word-expansion.js';
 import { reportEnvironment, type EnvironmentAssignment } from './environment.js';
 import { codeFromStdin } from './shells.js';
-import { packageCommand, reportPackaging } from './package-publishing.js';
+import { packageCommand, reportConfigWrites, reportPackaging } from './package-publishing.js';
 import { followPackageScripts } from './package-scripts.js';
 import { argumentsOf, DOTENV_FILE, reportEach, reportEnvFiles, runtimeInput, shellJoin } from './operands.js';
 import { UNKNOWN_PROGRAM } from './unknown-program.js';
@@ -256,6 +256,7 @@ const PACKAGE_MANAGER: CommandConvention = {
     } else {
       const packaging = packageCommand(words);
       if (packaging !== undefined) reportPackaging(context, packaging);
+      reportConfigWrites(context, words);
       UNKNOWN_PROGRAM.handler(context);
     }
   },
