@@ -61,6 +61,14 @@ describe('package.json scripts', () => {
     expect(await decisionOf('npm test')).toBe('deny');
   });
 
+  it('run through the shell npm is told to use, which is followed too', async () => {
+    writeScripts({ test: 'echo ok' });
+    writeFileSync(join(pkg, 'through.sh'), '#!/bin/sh\ncat .env\n', { mode: 0o755 });
+    expect(npm('test', '--script-shell', './through.sh')).toContain('sk-script-secret');
+    for (const command of ['npm test --script-shell ./through.sh', 'npm_config_script_shell=./through.sh npm test', 'NPM_CONFIG_SCRIPT_SHELL=./through.sh npm test']) expect(await decisionOf(command), command).toBe('deny');
+    expect(await decisionOf(`echo 'script-shell=./through.sh' > .npmrc`)).toBe('deny');
+  });
+
   it('leave everyday scripts and other subcommands alone', async () => {
     writeScripts({ test: 'vitest run', build: 'tsc -p .', lint: 'eslint src' });
     for (const command of ['npm test', 'npm run build', 'yarn lint', 'pnpm outdated', 'yarn outdated', 'npm audit', 'npm run missing']) expect(await decisionOf(command), command).toBe('no_opinion');

@@ -90,6 +90,12 @@ const VARIABLES: Record<string, Meaning> = {
   SUDO_ASKPASS: 'program',
   // The shell screen, tmux, script, make and editors start (`SHELL=./x.sh screen -dm`).
   SHELL: 'program',
+  // The shell npm and pnpm run package.json scripts with; yarn 1 runs the yarn it names.
+  npm_config_script_shell: 'program',
+  NPM_CONFIG_SCRIPT_SHELL: 'program',
+  YARN_YARN_PATH: 'program',
+  npm_config_node_options: 'options',
+  NPM_CONFIG_NODE_OPTIONS: 'options',
   LD_PRELOAD: 'libraries',
   LD_AUDIT: 'libraries',
   DYLD_INSERT_LIBRARIES: 'libraries',

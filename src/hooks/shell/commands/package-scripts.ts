@@ -72,6 +72,8 @@ export function followPackageScripts(context: CommandContext, words: readonly Wo
     return;
   }
   const directory = options.find((option) => ['--prefix', '-C', '--dir', '--cwd'].includes(option.name))?.value;
+  // `--script-shell ./x.sh`: every script runs through that program instead of sh.
+  for (const option of options) if (option.name === '--script-shell' && option.value !== undefined) context.file('execute', option.value, `${context.program} --script-shell`, { runner: 'kernel' });
   if (RUN_WORDS.has(subcommand)) {
     // The script's name is the first word that is not an option; every word after it counts as passed to the script (npm wants a `--` first, yarn and pnpm do not).
     const at = rest.findIndex((word) => word.value === undefined || !word.value.startsWith('-'));
