@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isSha256Text, toSha256 } from '../events/canonical.js';
 import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
@@ -7,6 +8,7 @@ import { hashLeaf } from '../events/merkle.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
 import { Replay, type ProjectionSink } from '../projections/replay.js';
 import { HashSink } from './hash-sink.js';
+import { SlotReader, sinkSlotMemory } from './sink-slots.js';
 import { runOnWorker, type Progress } from './worker.js';
 
 export interface ReplayPassResult {
@@ -144,9 +146,28 @@ export interface ReplayDigest {
 /** Replays the named projections into sha256 digests. */
 export async function digestReplayPass(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
   const sinks = new Map(options.projections.map((file) => [file, new HashSink()]));
+  const replayed = await replayIntoSinks(path, options, sinks, onProgress);
+  return { digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])), ...replayed };
+}
+
+/** A ReplayDigest without its digests: the projection bytes were handed off, to be hashed by whoever took them. */
+export type HandedOffReplay = Omit<ReplayDigest, 'digests'> & { handedOff: true };
+
+/**
+ * The replay, handing each projection's bytes to `pass` in pieces, in order, instead of hashing
+ * them (on the replay worker, whose thread is verification's slower one, so that the main thread
+ * hashes). Buffers come from `fresh`, which must give SINK_BUFFER_BYTES bytes no one else uses.
+ */
+export async function handOffReplayPass(path: string, options: ReplayDigestOptions, pass: (file: string, bytes: Buffer) => void, fresh: () => Buffer, onProgress?: Progress): Promise<HandedOffReplay> {
+  const sinks = new Map(options.projections.map((file) => [file, new HashSink({ pass: (bytes) => pass(file, bytes), fresh })]));
+  const replayed = await replayIntoSinks(path, options, sinks, onProgress);
+  for (const sink of sinks.values()) sink.end();
+  return { ...replayed, handedOff: true };
+}
+
+async function replayIntoSinks(path: string, options: ReplayDigestOptions, sinks: Map<string, HashSink>, onProgress?: Progress): Promise<Omit<ReplayDigest, 'digests'>> {
   const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(options.checkRecords && { checkRecords: true }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
   return {
-    digests: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.digest()])),
     lengths: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.length])),
     verdicts: result.verdicts,
     ...(result.violation && { violation: result.violation }),
@@ -155,10 +176,53 @@ export async function digestReplayPass(path: string, options: ReplayDigestOption
   };
 }
 
+/** A piece of a projection's bytes as the replay worker posts it: the shared slot it filled (see sink-slots.ts) and how far. */
+export interface ProjectionPiece {
+  file: string;
+  slot: number;
+  length: number;
+}
+
+/** A piece the replay worker posted, checked for its shape: it crossed a thread boundary as unknown. */
+function isProjectionPiece(data: unknown): data is ProjectionPiece {
+  if (typeof data !== 'object' || data === null) return false;
+  const piece = data as Partial<Record<keyof ProjectionPiece, unknown>>;
+  return typeof piece.file === 'string' && typeof piece.slot === 'number' && typeof piece.length === 'number';
+}
+
 /**
  * The replay on a worker thread, so the verifying process holds two small heaps instead of one
  * heap that grows with the replay's allocation rate.
  */
-export function digestReplayPassInWorker(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
-  return runOnWorker(new URL('./replay-pass-worker.js', import.meta.url), { path, options }, { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 }, () => digestReplayPass(path, options, onProgress), onProgress);
+export async function digestReplayPassInWorker(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
+  // The worker fills slots of shared memory with its projection bytes (handOffReplayPass) and
+  // they are hashed here, on a thread otherwise idle but for hashing the bundle's files: the
+  // hashing is about a tenth of the replay thread's work, and the wall time follows that thread.
+  const slots = sinkSlotMemory();
+  const reader = new SlotReader(slots);
+  const hashes = new Map(options.projections.map((file) => [file, createHash('sha256')]));
+  // Thrown from the message handler it would be uncaught: kept, and thrown with the result.
+  let unexpected: Error | undefined;
+  const onData = (data: unknown): void => {
+    if (!isProjectionPiece(data)) {
+      unexpected ??= new TypeError('the replay worker posted something other than a piece of a projection');
+      return;
+    }
+    try {
+      const hash = hashes.get(data.file);
+      const bytes = reader.bytes(data.slot, data.length);
+      if (hash === undefined || bytes === undefined) unexpected ??= new RangeError(`the replay worker posted a piece of ${data.file} that it was not asked to replay, or outside its slots`);
+      else hash.update(bytes);
+    } finally {
+      // Whatever came of it, the worker may be waiting for this slot.
+      reader.free(data.slot);
+    }
+  };
+  const result = await runOnWorker<ReplayDigest | HandedOffReplay>(new URL('./replay-pass-worker.js', import.meta.url), { path, options, slots }, { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 }, () => digestReplayPass(path, options, onProgress), onProgress, onData);
+  // Without handedOff the result came from digestReplayPass in this thread (no worker script, or
+  // the worker ran out of memory): its digests are its own, and whatever the worker posted is moot.
+  if (!('handedOff' in result)) return result;
+  if (unexpected) throw unexpected;
+  const { handedOff: _handedOff, ...replayed } = result;
+  return { digests: Object.fromEntries([...hashes].map(([file, hash]) => [file, hash.digest('hex')])), ...replayed };
 }

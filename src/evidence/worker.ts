@@ -8,15 +8,20 @@ import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
  * TypeScript sources, as the unit tests do) it runs `inThread` instead: same result, one core.
  * The cap keeps the usual peak low; a ledger that needs more memory is not refused for it, it
  * runs `inThread` too.
+ *
+ * `onData` receives what the worker posts with `postData`, in order, and all of it before the
+ * result. After a fallback to `inThread` the caller must disregard what it received: the worker
+ * that sent it did not finish.
  */
-export function runOnWorker<T>(script: URL, workerData: unknown, resourceLimits: ResourceLimits, inThread: () => Promise<T>, onProgress?: Progress): Promise<T> {
+export function runOnWorker<T>(script: URL, workerData: unknown, resourceLimits: ResourceLimits, inThread: () => Promise<T>, onProgress?: Progress, onData?: (data: unknown) => void): Promise<T> {
   const file = fileURLToPath(script);
   if (!existsSync(file)) return inThread();
   return new Promise((resolve, reject) => {
     let fallingBack = false;
     const worker = new Worker(file, { workerData, resourceLimits });
-    worker.on('message', (message: { progress?: [number, number]; result?: T; error?: { code?: string; message: string } }) => {
+    worker.on('message', (message: { progress?: [number, number]; data?: unknown; result?: T; error?: { code?: string; message: string } }) => {
       if (message.progress) onProgress?.(...message.progress);
+      else if ('data' in message) onData?.(message.data);
       else if (message.error) reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
       else resolve(message.result as T);
     });
@@ -42,6 +47,11 @@ export function postProgress(): Progress {
     last = now;
     parentPort?.postMessage({ progress: [done, total] });
   };
+}
+
+/** The worker side: post `data` to the `onData` of `runOnWorker`. */
+export function postData(data: unknown): void {
+  parentPort?.postMessage({ data });
 }
 
 /** The worker side: run `task` and post its result, or its error, back. */
