@@ -37,10 +37,7 @@ export class HashSink {
     if (this.used + line.length * 3 > this.buffer.length) {
       this.flush();
       if (line.length * 3 > this.buffer.length) {
-        const bytes = Buffer.from(line, 'utf8');
-        this.length += bytes.length;
-        if (this.hash !== undefined) this.hash.update(bytes);
-        else this.copyThrough(bytes);
+        this.writeBytes(Buffer.from(line, 'utf8'));
         return;
       }
     }
@@ -75,13 +72,21 @@ export class HashSink {
   }
 
   /**
-   * A line longer than a buffer (an OTLP line holds a thousand log records), handed off through
-   * full buffers like any other bytes: handed off as it stands, it would be a large copy for the
-   * receiving thread to collect, where the buffers are reused.
+   * The next bytes, already UTF-8 (a view's bytes row, or a line longer than the buffer: an OTLP
+   * line holds a thousand log records). Handed off, they go through the buffers like any other
+   * bytes: handed off as they stand, they would be a large copy for the receiving thread to
+   * collect, where the buffers are reused. Read at once: the caller may reuse them afterwards.
    */
-  private copyThrough(bytes: Buffer): void {
+  writeBytes(bytes: Uint8Array): void {
+    this.length += bytes.length;
+    if (this.hash !== undefined && bytes.length > this.buffer.length) {
+      this.flush();
+      this.hash.update(bytes);
+      return;
+    }
     for (let at = 0; at < bytes.length; ) {
-      const copied = bytes.copy(this.buffer, this.used, at);
+      const copied = Math.min(bytes.length - at, this.buffer.length - this.used);
+      this.buffer.set(bytes.subarray(at, at + copied), this.used);
       at += copied;
       this.used += copied;
       if (this.used === this.buffer.length) this.flush();

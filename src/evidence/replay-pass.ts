@@ -6,7 +6,7 @@ import type { Defect } from '../events/defects.js';
 import { readLines, type RawLine } from '../events/line-reader.js';
 import { hashLeaf } from '../events/merkle.js';
 import type { EquivalenceVerdict } from '../projections/equivalence.js';
-import { Replay, type ProjectionSink } from '../projections/replay.js';
+import { Replay, type ByteProjectionSink, type ProjectionSink } from '../projections/replay.js';
 import { HashSink } from './hash-sink.js';
 import { SlotReader, sinkSlotMemory } from './sink-slots.js';
 import { runOnWorker, type Progress } from './worker.js';
@@ -166,7 +166,7 @@ export async function handOffReplayPass(path: string, options: ReplayDigestOptio
 }
 
 async function replayIntoSinks(path: string, options: ReplayDigestOptions, sinks: Map<string, HashSink>, onProgress?: Progress): Promise<Omit<ReplayDigest, 'digests'>> {
-  const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(options.checkRecords && { checkRecords: true }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, (line: string) => sink.write(line)])), ...(onProgress && { onProgress }) });
+  const result = await runReplayPass(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(options.checkRecords && { checkRecords: true }), sinks: Object.fromEntries([...sinks].map(([file, sink]) => [file, byteSinkOf(sink)])), ...(onProgress && { onProgress }) });
   return {
     lengths: Object.fromEntries([...sinks].map(([file, sink]) => [file, sink.length])),
     verdicts: result.verdicts,
@@ -174,6 +174,11 @@ async function replayIntoSinks(path: string, options: ReplayDigestOptions, sinks
     ...(result.stoppedAt !== undefined && { stoppedAt: result.stoppedAt }),
     ...(result.recordDefect && { recordDefect: result.recordDefect }),
   };
+}
+
+/** A HashSink as the replay's sink, taking rows built as bytes as they are. */
+function byteSinkOf(sink: HashSink): ByteProjectionSink {
+  return Object.assign((line: string) => sink.write(line), { writeBytes: (bytes: Uint8Array) => sink.writeBytes(bytes) });
 }
 
 /** A piece of a projection's bytes as the replay worker posts it: the shared slot it filled (see sink-slots.ts) and how far. */

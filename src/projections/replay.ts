@@ -15,6 +15,18 @@ export const REDUCER_VERSION = 'svc.reducers.v0';
 /** Receives the bytes of one projection file, line by line. */
 export type ProjectionSink = (line: string) => void;
 
+/**
+ * A ProjectionSink that also takes the file's bytes as UTF-8 (`writeBytes`, each call the next
+ * bytes of the file): a row a view built as bytes then reaches it without being decoded to a
+ * string only to be encoded again. A plain ProjectionSink gets such a row as a string.
+ */
+export interface ByteProjectionSink extends ProjectionSink {
+  /** The bytes are read at once: the caller may reuse their memory afterwards. */
+  writeBytes(bytes: Uint8Array): void;
+}
+
+const NEWLINE = new Uint8Array([0x0a]);
+
 export function allViews(): View[] {
   return [decisionsView(), approvalsView(), executionsView(), equivalenceView(), siemView(), otlpLogsView()];
 }
@@ -72,7 +84,15 @@ export class Replay {
   }
 
   private emit(view: View, row: Row): void {
+    const sink = this.sinks[view.file] as ProjectionSink | ByteProjectionSink;
+    if (row instanceof Uint8Array) {
+      if ('writeBytes' in sink) {
+        sink.writeBytes(row);
+        sink.writeBytes(NEWLINE);
+      } else sink(`${Buffer.from(row.buffer, row.byteOffset, row.byteLength).toString('utf8')}\n`);
+      return;
+    }
     const text = typeof row === 'string' ? row : view.sortedRows ? JSON.stringify(row) : canonicalJson(row);
-    (this.sinks[view.file] as ProjectionSink)(`${text}\n`);
+    sink(`${text}\n`);
   }
 }

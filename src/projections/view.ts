@@ -28,7 +28,9 @@ export interface View {
 
 /**
  * A row as an object to serialize, or as its JSON text already written (by a view whose rows are
- * the bulk of a bundle, so that no object is built only to be serialized). Text rows must be the
- * JCS form of the row: what JSON.stringify writes for an object whose keys are in JCS order.
+ * the bulk of a bundle, so that no object is built only to be serialized), as a string or as its
+ * UTF-8 bytes. Text rows must be the JCS form of the row: what JSON.stringify writes for an object
+ * whose keys are in JCS order. A bytes row (the OTLP view builds its lines as bytes) is read at
+ * once, before the view is called again: the view may reuse its memory.
  */
-export type Row = object | string;
+export type Row = object | string | Uint8Array;

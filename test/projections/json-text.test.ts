@@ -7,6 +7,7 @@ import { jsonToken } from '../../src/projections/json-text.js';
 import { otlpLogsView } from '../../src/projections/otlp.js';
 import { siemView } from '../../src/projections/siem.js';
 import { evolve, initialState } from '../../src/projections/state.js';
+import type { Row } from '../../src/projections/view.js';
 
 const validRecords = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf8'))
   .trimEnd()
@@ -14,6 +15,9 @@ const validRecords = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf
   .map((line) => JSON.parse(line) as LedgerRecord);
 
 type Mutable = Record<string, unknown> & { data: Record<string, unknown> };
+
+/** The OTLP view writes its lines as UTF-8 bytes (valid until its next call): their text. */
+const otlpText = (row: Row): string => Buffer.from(row as Uint8Array).toString('utf8');
 
 /**
  * The values the SIEM and OTLP views write with jsonToken, by record type, as setters on a copy
@@ -77,10 +81,10 @@ describe('jsonToken', () => {
         if (record.type === 'policy.decided') record.data.ruleId = text;
         if (record.type === 'approval.granted') record.data.approvedBy = text;
         const typed = record as unknown as LedgerRecord;
-        rows.push(...(siem.rows(state, typed, `sha256:${'0'.repeat(64)}`) as string[]), ...(otlp.rows(state, typed, '') as string[]));
+        rows.push(...(siem.rows(state, typed, `sha256:${'0'.repeat(64)}`) as string[]), ...otlp.rows(state, typed, '').map(otlpText));
         evolve(state, typed);
       }
-      rows.push(...((otlp.finish?.(state) ?? []) as string[]));
+      rows.push(...(otlp.finish?.(state) ?? []).map(otlpText));
       for (const row of rows) expect(isCanonicalText(row, JSON.parse(row)), row).toBe(true);
       const events = rows.slice(0, validRecords.length).map((row) => JSON.parse(row) as { svc: { detail: Record<string, unknown> }; user?: { id: string }; svcAction?: { tool: string } });
       expect(events.filter((event) => event.user !== undefined).every((event) => event.user?.id === text && event.svcAction?.tool === text)).toBe(true);
