@@ -197,6 +197,8 @@ export const DEFAULT_WRITE_PROTECTED: readonly string[] = [
   '~/.local/lib/python*/site-packages/usercustomize.py',
   '~/.config/systemd/user',
   '~/.config/autostart',
+  // macOS's per-user launchd jobs, which launchd runs on its own schedule.
+  '~/Library/LaunchAgents',
 ];
 
 const pathPattern = z.string().min(1, 'a path pattern cannot be empty').max(1024).refine((pattern) => !pattern.includes('\0'), 'a path pattern cannot contain NUL');

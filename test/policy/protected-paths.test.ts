@@ -56,7 +56,7 @@ describe('protected paths', () => {
     expect(guard.protects(path, 'write')).toBeUndefined();
   });
 
-  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/tmp/other/.git/config', '/work/repo/vendor/lib/.git/hooks/post-checkout', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.husky/pre-commit', '/work/repo/.githooks/pre-push', '/work/repo/.pre-commit-config.yaml', '/work/repo/lefthook.yml', '/work/repo/.simple-git-hooks.json', '/work/repo/.npmrc', '/work/repo/.yarnrc.yml', '/work/repo/.pnpmfile.cjs', '/work/repo/bunfig.toml'])(
+  it.each(['/work/repo/.git/config', '/work/repo/.git/hooks/pre-commit', '/tmp/other/.git/config', '/work/repo/vendor/lib/.git/hooks/post-checkout', '/home/dev/.gitconfig', '/home/dev/.bashrc', '/home/dev/.zshenv', '/home/dev/.profile', '/work/repo/.mcp.json', '/home/dev/.claude.json', '/work/repo/.husky/pre-commit', '/work/repo/.githooks/pre-push', '/work/repo/.pre-commit-config.yaml', '/work/repo/lefthook.yml', '/work/repo/.simple-git-hooks.json', '/work/repo/.npmrc', '/work/repo/.yarnrc.yml', '/work/repo/.pnpmfile.cjs', '/work/repo/bunfig.toml', '/home/dev/Library/LaunchAgents/x.plist'])(
     '%s becomes code later: write-protected, readable',
     (path) => {
       expect(guard.protects(path, 'write')).toBeDefined();

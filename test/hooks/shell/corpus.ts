@@ -157,7 +157,7 @@ const READ_PROTECTED_IN_HOME = [
 
 const WRITE_PROTECTED_IN_HOME = [
   ...['.gitconfig', '.config/git', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshenv', '.zshrc', '.zprofile', '.zlogin', '.config/fish'],
-  ...['.curlrc', '.config/curlrc', '.wgetrc', '.config/wget', '.vimrc', '.vim', '.config/nvim', '.config/systemd/user', '.config/autostart'],
+  ...['.curlrc', '.config/curlrc', '.wgetrc', '.config/wget', '.vimrc', '.vim', '.config/nvim', '.config/systemd/user', '.config/autostart', 'Library/LaunchAgents'],
 ];
 const HOOK_MANAGER_FILES = /^(?:\.npmrc|\.yarnrc(?:\.yml)?|\.pnpmfile\.c?m?js|bunfig\.toml|\.husky|\.githooks|\.git-hooks|\.hooks|\.pre-commit-config\.yaml|\.?lefthook(?:-local)?\.ya?ml|\.lefthook|\.?simple-git-hooks\.(?:json|c?js|mjs))$/;
 /** Python's user site-packages: its .pth files and usercustomize.py run in every later python. */

@@ -167,6 +167,19 @@ const AT: CommandConvention = {
 };
 
 /**
+ * launchctl (macOS): `submit -l label -- cmd …` has launchd run a command, `load`/`bootstrap` a job
+ * file, `start`/`kickstart` a loaded job, each later and outside any hook: dynamic code.
+ */
+const LAUNCHCTL: CommandConvention = {
+  handler(context) {
+    const words = argumentsOf(context);
+    const subcommand = words[0]?.value;
+    if (subcommand === undefined || !['submit', 'load', 'bootstrap', 'start', 'kickstart', 'asuser'].includes(subcommand)) return;
+    context.dynamic('execute', words.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', `launchctl ${subcommand} (launchd runs it later, outside any hook)`);
+  },
+};
+
+/**
  * crontab [-u user] [file | -]: installs a table of jobs cron runs later, outside any hook, on its
  * own schedule (`* * * * * cat ~/.ssh/id_rsa > /tmp/k`). The table is code in cron's syntax, from a
  * file or standard input, known for sure only when cron runs it: dynamic code. `-e` installs what
@@ -191,5 +204,6 @@ export const DETACHED_RUNNERS: Record<string, CommandConvention> = {
   tmux: TMUX,
   screen: SCREEN,
   at: AT,
+  launchctl: LAUNCHCTL,
   batch: AT,
 };
