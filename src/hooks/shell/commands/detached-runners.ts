@@ -176,6 +176,9 @@ const LAUNCHCTL: CommandConvention = {
     const subcommand = words[0]?.value;
     if (subcommand === undefined || !['submit', 'load', 'bootstrap', 'start', 'kickstart', 'asuser'].includes(subcommand)) return;
     context.dynamic('execute', words.map((word) => word.value ?? word.text).join(' '), 'interpreter_code', `launchctl ${subcommand} (launchd runs it later, outside any hook)`);
+    // What a submitted command does is followed as well, as if it ran now.
+    const dashes = words.findIndex((word) => word.value === '--');
+    if (subcommand === 'submit' && dashes !== -1 && dashes + 1 < words.length) context.run(words.slice(dashes + 1));
   },
 };
 
