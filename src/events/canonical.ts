@@ -77,18 +77,84 @@ function serialize(value: unknown, depth: number): string {
         if (!text.includes('\\ud')) return text;
       }
       const record = value as Record<string, unknown>;
+      const plan = keyPlanOf(record);
       let text = '{';
-      for (const key of Object.keys(record).sort()) {
-        const item = record[key];
+      if (plan === undefined) {
+        for (const key of Object.keys(record).sort()) {
+          const item = record[key];
+          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+          if (text.length > 1) text += ',';
+          text += `${quote(key)}:${serialize(item, depth + 1)}`;
+        }
+        return `${text}}`;
+      }
+      const { keys, heads, commaHeads } = plan;
+      for (let index = 0; index < keys.length; index += 1) {
+        const item = record[keys[index] as string];
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-        if (text.length > 1) text += ',';
-        text += `${quote(key)}:${serialize(item, depth + 1)}`;
+        text += `${text.length > 1 ? commaHeads[index] : heads[index]}${serialize(item, depth + 1)}`;
       }
       return `${text}}`;
     }
     default:
       throw new TypeError(`a ${typeof value} has no JSON representation`);
   }
+}
+
+/**
+ * How to write an object with a given own-key sequence: its keys in JCS order and each one quoted
+ * with its colon (and comma). The ledger's events come in a handful of shapes whose keys are not
+ * in order (an action's `schemaVersion, actor, intent, capability`), and sorting and quoting the
+ * same keys again for every record was half the cost of serializing one; Object.keys allocates
+ * too. The plans hang off a trie walked with the object's own keys in enumeration order, which
+ * is Object.keys order, so a node stands for exactly one key sequence and its plan is that
+ * sequence sorted.
+ */
+interface KeyPlan {
+  keys: string[];
+  heads: string[];
+  commaHeads: string[];
+}
+
+interface ShapeNode {
+  next: Map<string, ShapeNode>;
+  plan: KeyPlan | undefined;
+}
+
+/**
+ * Bounds on what the trie keeps, since keys may come from callers (an action's payload): past
+ * them an object is written the uncached way, sorting its keys, as before. They leave room for
+ * every shape svc itself writes many times over.
+ */
+const MAX_SHAPE_NODES = 8192;
+const MAX_PLANNED_KEYS = 64;
+const MAX_PLANNED_KEY_LENGTH = 128;
+
+const SHAPES: ShapeNode = { next: new Map(), plan: undefined };
+let shapeNodes = 1;
+
+/** The plan for `record`'s own enumerable keys, or undefined when the bounds leave it uncached. */
+function keyPlanOf(record: Record<string, unknown>): KeyPlan | undefined {
+  let node = SHAPES;
+  let count = 0;
+  for (const key in record) {
+    // for-in also walks inherited enumerable keys, which Object.keys (and JCS) leave out.
+    if (!Object.hasOwn(record, key)) continue;
+    count += 1;
+    let child = node.next.get(key);
+    if (child === undefined) {
+      if (shapeNodes >= MAX_SHAPE_NODES || count > MAX_PLANNED_KEYS || key.length > MAX_PLANNED_KEY_LENGTH) return undefined;
+      child = { next: new Map(), plan: undefined };
+      node.next.set(key, child);
+      shapeNodes += 1;
+    }
+    node = child;
+  }
+  if (node.plan === undefined) {
+    const keys = Object.keys(record).sort();
+    node.plan = { keys, heads: keys.map((key) => `${quote(key)}:`), commaHeads: keys.map((key) => `,${quote(key)}:`) };
+  }
+  return node.plan;
 }
 
 /** Keys sorted at every level, numbers finite, nothing JSON.stringify would treat differently from JCS. */
