@@ -287,11 +287,23 @@ function describeIssue(issue: { path: PropertyKey[]; message: string } | undefin
   return `${path}: ${issue?.message ?? 'invalid'}`;
 }
 
+/**
+ * The first own enumerable key other than type, stream and data, in Object.keys order: what
+ * `Object.keys(rest)[0]` of `{ type, stream, data, ...rest }` named, without the rest object,
+ * which V8 builds by copying the event's properties one by one for every append.
+ */
+function extraEventKey(value: object): string | undefined {
+  for (const key in value) {
+    if (key !== 'type' && key !== 'stream' && key !== 'data' && Object.hasOwn(value, key)) return key;
+  }
+  return undefined;
+}
+
 /** Validates an event before it is sealed, so a bad event never reaches the file. */
 export function checkEvent(value: unknown): { ok: true; event: LedgerEvent } | { ok: false; message: string } {
   if (typeof value !== 'object' || value === null) return { ok: false, message: 'event: expected an object' };
-  const { type, stream, data, ...rest } = value as Record<string, unknown>;
-  const extra = Object.keys(rest)[0];
+  const { type, stream, data } = value as Record<string, unknown>;
+  const extra = extraEventKey(value);
   if (extra !== undefined) return { ok: false, message: `event: unknown key ${extra}` };
   if (!isEventType(type)) return { ok: false, message: `type: unknown record type ${String(type)}` };
   // As in checkParsedRecord: data the hand-written rules accept skips zod's copy, loose objects keep every key anyway.

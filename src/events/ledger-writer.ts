@@ -90,6 +90,8 @@ const DEFAULT_CHECKPOINT_RECORDS = 1000;
 /** The most the envelope (v, seq, ts, stream, prevHash, type keys) adds to an event's JCS size. */
 const ENVELOPE_BYTES = 512;
 const DEFAULT_CHECKPOINT_MS = 1000;
+/** Lines are encoded into buffers of this size (encodeLine): some 1,800 records of ~580 bytes. */
+const ARENA_BYTES = 1 << 20;
 
 /**
  * The only writer of a ledger file (DESIGN.md section 4).
@@ -137,6 +139,9 @@ export class LedgerWriter {
   private checkpoints: number;
   private lastTimestampMs = Number.NaN;
   private lastTimestamp = '';
+  /** Where sealed lines are encoded (encodeLine). */
+  private arena: Buffer = Buffer.allocUnsafe(0);
+  private arenaUsed = 0;
 
   private constructor(
     readonly path: string,
@@ -271,10 +276,19 @@ export class LedgerWriter {
     return this.poisonedBy;
   }
 
-  /** Appends one event; resolves once it is durable. */
+  /**
+   * Appends one event; resolves once it is durable. appendAll for one event, without its arrays:
+   * this is the call every client of a busy writer makes, once per record.
+   */
   append(event: LedgerEvent): Promise<Receipt> {
-    const [receipt] = this.appendAll([event]);
-    return receipt as Promise<Receipt>;
+    const unavailable = this.unavailable();
+    if (unavailable) return Promise.reject(unavailable);
+    const prepared = this.prepare(event, false);
+    if (prepared instanceof SvcError) return Promise.reject(prepared);
+    if (this.checkpointDue()) this.sealCheckpoint();
+    const receipt = this.seal(prepared.event, prepared.dataJson);
+    this.scheduleFlush();
+    return receipt;
   }
 
   /**
@@ -293,19 +307,10 @@ export class LedgerWriter {
     // Validate and serialize everything first, so a batch is written whole or not at all.
     const prepared: { event: LedgerEvent; dataJson: string }[] = [];
     for (const item of events) {
-      const serialized = 'dataJson' in item ? item : undefined;
-      const event = serialized ? serialized.event : (item as LedgerEvent);
-      if (event.type === 'ledger.genesis' && this.nextSeq > 0) return events.map(() => Promise.reject(new SvcError('event_invalid', 'a ledger has exactly one genesis record')));
-      const checked = prechecked ? { ok: true as const, event } : checkEvent(event);
-      if (!checked.ok) return events.map(() => Promise.reject(new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`)));
-      const dataJson = prechecked && serialized ? serialized.dataJson : canonicalJson(checked.event.data);
-      // No UTF-16 code unit takes more than 3 bytes of UTF-8, so a text that short fits whatever it
-      // holds: only a longer one needs a pass over it to count its bytes.
-      if (3 * dataJson.length + ENVELOPE_BYTES > MAX_LINE_BYTES) {
-        const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
-        if (bytes > MAX_LINE_BYTES) return events.map(() => Promise.reject(new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`)));
-      }
-      prepared.push({ event: checked.event, dataJson });
+      const one = this.prepare(item, prechecked);
+      // A rejection of its own for each event, as each append would get.
+      if (one instanceof SvcError) return events.map(() => Promise.reject(new SvcError(one.code, one.message)));
+      prepared.push(one);
     }
     const receipts: Promise<Receipt>[] = [];
     for (const { event, dataJson } of prepared) {
@@ -314,6 +319,23 @@ export class LedgerWriter {
     }
     this.scheduleFlush();
     return receipts;
+  }
+
+  /** The checked event and its data's JCS text, or why it cannot be appended. */
+  private prepare(item: LedgerEvent | SerializedEvent, prechecked: boolean): { event: LedgerEvent; dataJson: string } | SvcError {
+    const serialized = 'dataJson' in item ? item : undefined;
+    const event = serialized ? serialized.event : (item as LedgerEvent);
+    if (event.type === 'ledger.genesis' && this.nextSeq > 0) return new SvcError('event_invalid', 'a ledger has exactly one genesis record');
+    const checked = prechecked ? { ok: true as const, event } : checkEvent(event);
+    if (!checked.ok) return new SvcError('event_invalid', `invalid ${event.type} event: ${checked.message}`);
+    const dataJson = prechecked && serialized ? serialized.dataJson : canonicalJson(checked.event.data);
+    // No UTF-16 code unit takes more than 3 bytes of UTF-8, so a text that short fits whatever it
+    // holds: only a longer one needs a pass over it to count its bytes.
+    if (3 * dataJson.length + ENVELOPE_BYTES > MAX_LINE_BYTES) {
+      const bytes = Buffer.byteLength(dataJson) + ENVELOPE_BYTES;
+      if (bytes > MAX_LINE_BYTES) return new SvcError('event_too_large', `a ${event.type} record of about ${bytes} bytes exceeds the ${MAX_LINE_BYTES}-byte line limit`);
+    }
+    return { event: checked.event, dataJson };
   }
 
   /**
@@ -326,7 +348,7 @@ export class LedgerWriter {
     const ts = this.timestamp();
     const prevHash = this.headHash;
     const record = { v: 0, seq, ts, stream: event.stream, prevHash, type: event.type, data: event.data } as LedgerRecord;
-    const line = Buffer.from(`{"data":${dataJson},"prevHash":"${prevHash}","seq":${seq},"stream":"${event.stream}","ts":"${ts}","type":"${event.type}","v":0}\n`, 'utf8');
+    const line = this.encodeLine(`{"data":${dataJson},"prevHash":"${prevHash}","seq":${seq},"stream":"${event.stream}","ts":"${ts}","type":"${event.type}","v":0}\n`);
     const leafHash = hashLeaf(line.subarray(0, line.length - 1));
     this.tree.append(leafHash);
     const hash = toSha256(leafHash);
@@ -342,9 +364,31 @@ export class LedgerWriter {
       this.checkpoints += 1;
     }
     const sidecarNote = sidecar ? signCheckpoint(this.key, this.origin, this.nextSeq, this.tree.root()) : undefined;
+    // Every Sealed gets the same fields (sidecarNote mostly undefined): one object shape, and no
+    // spread of a conditional object, which V8 copies property by property, once per record.
     return new Promise<Receipt>((resolve, reject) => {
-      this.queue.push({ checked, hash, line, resolve, reject, ...(sidecarNote !== undefined && { sidecarNote }) });
+      this.queue.push({ checked, hash, line, sidecarNote, resolve, reject });
     });
+  }
+
+  /**
+   * The line's UTF-8 bytes, written after the previous line in the current arena. Buffer.from
+   * would measure the text's UTF-8 length in one pass and encode it in a second, and take a
+   * slice of node's small pool, a fresh 8 KiB one every dozen records; written in place, the
+   * lines of a batch also lie one after another, so the commit writes them without a concat.
+   * An arena is never written over: lines in it may still be queued, in flight or the fence's
+   * tail, so a full one is left to them and a new one taken.
+   */
+  private encodeLine(text: string): Buffer {
+    // No UTF-16 code unit takes more than 3 bytes of UTF-8, so this much room holds any text.
+    const most = 3 * text.length;
+    if (most > this.arena.length - this.arenaUsed) {
+      this.arena = Buffer.allocUnsafe(Math.max(ARENA_BYTES, most));
+      this.arenaUsed = 0;
+    }
+    const start = this.arenaUsed;
+    this.arenaUsed += this.arena.write(text, start, 'utf8');
+    return this.arena.subarray(start, this.arenaUsed);
   }
 
   /** `ts` of a record sealed now: the records of one burst share a millisecond, and its text. */
@@ -420,7 +464,7 @@ export class LedgerWriter {
     const previousSettled = this.lastSettled;
     let markWritten = (_failure: unknown): void => undefined;
     this.lastWritten = new Promise((resolve) => (markWritten = resolve));
-    const bytes = batch.length === 1 ? (batch[0] as Sealed).line : Buffer.concat(batch.map((item) => item.line));
+    const bytes = batchBytes(batch);
     let failure: unknown;
     try {
       // The earlier commit poisons the writer only once it settles, which may be after this write.
@@ -594,6 +638,22 @@ export class LedgerWriter {
       projection: projection.save(),
     });
   }
+}
+
+/**
+ * The bytes of a batch's lines in order. Lines sealed one after another into one arena
+ * (encodeLine) are already that, side by side: a view of them spares a copy; only a batch that
+ * spans two arenas is concatenated.
+ */
+function batchBytes(batch: readonly Sealed[]): Buffer {
+  const first = (batch[0] as Sealed).line;
+  const last = (batch[batch.length - 1] as Sealed).line;
+  if (batch.length === 1) return first;
+  let total = 0;
+  for (const item of batch) total += item.line.length;
+  // Lines of one arena never overlap and lie in seal order, so one that spans exactly their total holds them all.
+  if (first.buffer === last.buffer && last.byteOffset + last.length - first.byteOffset === total) return Buffer.from(first.buffer, first.byteOffset, total);
+  return Buffer.concat(batch.map((item) => item.line), total);
 }
 
 /**

@@ -122,4 +122,23 @@ describe('checkEvent', () => {
       { numRuns: 10_000, seed: 12 },
     );
   });
+
+  it('names the first unknown key as Object.keys of the rest of the event would, inherited keys left out (2,000 cases)', () => {
+    const name = fc.constantFrom('type', 'stream', 'data', 'extra', 'b', 'a', '7', '12', '__proto__');
+    fc.assert(
+      fc.property(fc.nat(records.length - 1), fc.array(name, { maxLength: 5 }), fc.array(name, { maxLength: 3 }), (index, own, inherited) => {
+        const { type, stream, data } = records[index] as Record<string, unknown>;
+        const prototype: Record<string, unknown> = {};
+        for (const key of inherited) Object.defineProperty(prototype, key, { value: 1, enumerable: true, configurable: true, writable: true });
+        const event = Object.create(prototype) as Record<string, unknown>;
+        for (const key of [...own, 'type', 'stream', 'data']) Object.defineProperty(event, key, { value: key === 'type' ? type : key === 'stream' ? stream : key === 'data' ? data : 'x', enumerable: true, configurable: true, writable: true });
+        const { type: _type, stream: _stream, data: _data, ...rest } = event;
+        const extra = Object.keys(rest)[0];
+        const verdict = checkEvent(event);
+        if (extra === undefined) expect(verdict.ok).toBe(true);
+        else expect(verdict).toEqual({ ok: false, message: `event: unknown key ${extra}` });
+      }),
+      { numRuns: 2_000, seed: 13 },
+    );
+  });
 });
