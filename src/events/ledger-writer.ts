@@ -3,13 +3,13 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import { publicKeyInfo, type SigningKey } from '../actionpass/keys.js';
-import { canonicalJson, toSha256, type Sha256 } from './canonical.js';
+import { canonicalJson, type Sha256 } from './canonical.js';
 import { checkEvent, LEDGER_FORMAT, type LedgerEvent, type LedgerRecord } from './catalogue.js';
 import { ChainChecker, type CheckedRecord } from './chain-checker.js';
 import { signCheckpoint } from './checkpoint.js';
 import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
 import { MAX_LINE_BYTES } from './line-reader.js';
-import { CompactRange, hashLeaf } from './merkle.js';
+import { CompactRange, hashLeafHex } from './merkle.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_RECORDS, MAX_COMMITS_IN_FLIGHT, scanLedger, type LedgerScan, type TornTail } from './ledger-scan.js';
 import { readResumePoint, writeResumePoint } from './resume-point.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
@@ -349,9 +349,13 @@ export class LedgerWriter {
     const prevHash = this.headHash;
     const record = { v: 0, seq, ts, stream: event.stream, prevHash, type: event.type, data: event.data } as LedgerRecord;
     const line = this.encodeLine(`{"data":${dataJson},"prevHash":"${prevHash}","seq":${seq},"stream":"${event.stream}","ts":"${ts}","type":"${event.type}","v":0}\n`);
-    const leafHash = hashLeaf(line.subarray(0, line.length - 1));
-    this.tree.append(leafHash);
-    const hash = toSha256(leafHash);
+    // The digest as hex first: the receipt and the next prevHash are that text, the tree decodes
+    // it in place, and only the record's leafHash needs a Buffer, one hex decode; the Buffer-first
+    // way encoded a latin1 string into a Buffer and then that Buffer into hex.
+    const leafHex = hashLeafHex(line.subarray(0, line.length - 1));
+    this.tree.appendHex(leafHex);
+    const leafHash = Buffer.from(leafHex, 'hex');
+    const hash: Sha256 = `sha256:${leafHex}`;
     this.headHash = hash;
     const checked: CheckedRecord = { record, offset: this.nextOffset, length: line.length, leafHash };
     this.options.onSealed?.(checked);
