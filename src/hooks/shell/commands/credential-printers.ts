@@ -35,6 +35,8 @@ const KUBECTL: ProgramPrinters = {
   printers: [{ subcommand: ['config', 'view'], flags: ['--raw'], store: '.kube' }],
 };
 
+const GPG: ProgramPrinters = { printers: [{ subcommand: [], flags: ['--export-secret-keys', '--export-secret-subkeys'], store: '.gnupg' }] };
+
 const PRINTERS: ReadonlyMap<string, ProgramPrinters> = new Map([
   [
     'gh',
@@ -63,8 +65,8 @@ const PRINTERS: ReadonlyMap<string, ProgramPrinters> = new Map([
   ['az', { short: 'og', long: ['subscription', 'output', 'query', 'resource-group'], printers: [{ subcommand: ['account', 'get-access-token'], store: '.azure' }] }],
   ['kubectl', KUBECTL],
   ['oc', KUBECTL],
-  ['gpg', { printers: [{ subcommand: [], flags: ['--export-secret-keys', '--export-secret-subkeys'], store: '.gnupg' }] }],
-  ['gpg2', { printers: [{ subcommand: [], flags: ['--export-secret-keys', '--export-secret-subkeys'], store: '.gnupg' }] }],
+  ['gpg', GPG],
+  ['gpg2', GPG],
   // pass prints what it keeps (`pass name`, `pass show`, `pass otp`, `pass grep`): all of it is the store.
   ['pass', { printers: [{ subcommand: [], store: '.password-store' }] }],
   ['secret-tool', { printers: [{ subcommand: ['lookup'], store: '.local/share/keyrings' }, { subcommand: ['search'], store: '.local/share/keyrings' }] }],

@@ -21,8 +21,8 @@ const INCLUDES: Readonly<Record<Language, RegExp>> = {
 
 const COMMANDS: Readonly<Record<Language, RegExp | undefined>> = {
   c: undefined,
-  m4: /\b(?:e?syscmd|esyscmd)\(/,
-  roff: /^[.'][ \t]*(?:pso|sy|pi|open|opena)\b/m,
+  m4: /\be?syscmd\(/,
+  roff: /^[.'][ \t]*(?:pso|sy|pi|opena?)\b/m,
 };
 
 /** Follows the directives of `text`, input in `language` the command line gives the program. */

@@ -12,21 +12,16 @@ import { UNKNOWN_PROGRAM } from './unknown-program.js';
  */
 const KUBECTL: CommandConvention = {
   handler(context) {
-    const words = argumentsOf(context);
-    words.forEach((word, index) => {
-      const value = word.value;
-      if (value === '--from-file') fromFile(context, words[index + 1]);
-      else if (value?.startsWith('--from-file=')) fromFile(context, { value: value.slice('--from-file='.length), text: word.text });
-    });
-    const operands = parseArguments(words, { short: 'ncs', long: VALUE_OPTIONS }).operands;
+    const parsed = parseArguments(argumentsOf(context), { short: 'ncs', long: VALUE_OPTIONS });
+    for (const file of parsed.values('--from-file')) fromFile(context, file);
+    const operands = parsed.operands;
     if (operands[0]?.value === 'cp') copyWithPod(context, operands.slice(1));
     UNKNOWN_PROGRAM.handler(context);
   },
 };
 
 /** `--from-file=path` or `--from-file=key=path`: a key is a name, never a path (no `/`). */
-function fromFile(context: CommandContext, word: Word | undefined): void {
-  if (word === undefined) return;
+function fromFile(context: CommandContext, word: Word): void {
   if (word.value === undefined) {
     context.dynamic('read', word.text, word.reason, `${context.program} --from-file`);
     return;
