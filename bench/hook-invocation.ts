@@ -17,7 +17,7 @@ import { fmtInt, fmtNum, now, seconds, table, target, type Benchmark, type Bench
  * the local hook's two caches save: the engine's V8 code cache (a copy of the build without it)
  * and the ledger's resume point (removed before each call, on a ledger with a long history).
  */
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli/svc.cjs', import.meta.url));
 const DIST_SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 
@@ -53,7 +53,7 @@ async function cliWithoutCodeCache(root: string): Promise<string> {
   await cp(DIST_SRC, join(copy, 'dist', 'src'), { recursive: true, filter: (source) => !source.endsWith('.v8cache') && !source.endsWith('.map') });
   await writeFile(join(copy, 'package.json'), '{ "type": "module" }\n');
   await symlink(NODE_MODULES, join(copy, 'node_modules'), 'dir');
-  return join(copy, 'dist', 'src', 'cli', 'main.js');
+  return join(copy, 'dist', 'src', 'cli', 'svc.cjs');
 }
 
 /** Runs `work` while `svc proxy` (started with `args`) serves the workspace, then stops it cleanly. */

@@ -3,13 +3,13 @@
  * node process before every tool call of a coding agent, and resolving and compiling a few
  * hundred small ES modules costs it about 150 ms; a handful of files costs a fraction of that.
  *
- * Two bundles, of the JavaScript tsc emitted (so they hold exactly what tsc emitted):
- * - `hook-entry.js` and its chunks (ES modules): reading the event and forwarding it to a proxy
- *   that serves the workspace, about 10 KB. main.js imports it when it is there.
- * - `engine.cjs` (one CommonJS file): the engine that decides locally, loaded by
- *   src/cli/hook-engine.ts with a V8 code cache (src/cli/code-cache.ts). A code cache needs a
- *   classic script, hence CommonJS. The cache is made last, by scripts/warm-hook-cache.ts
- *   running typical hook calls through the bundle.
+ * Two bundles, of the JavaScript tsc emitted (so they hold exactly what tsc emitted), both
+ * CommonJS, which the `svc` executable (svc.cjs) requires without starting Node's ES module loader:
+ * - `hook-entry.cjs`: reading the event and forwarding it to a proxy that serves the workspace,
+ *   and the loader of the engine, about 20 KB.
+ * - `engine.cjs`: the engine that decides locally, loaded by src/cli/hook-engine.ts with a V8
+ *   code cache (src/cli/code-cache.ts). A code cache needs a classic script, hence CommonJS. The
+ *   cache is made last, by scripts/warm-hook-cache.ts running typical hook calls through the bundle.
  * - the two WebAssembly files the engine loads (the tree-sitter runtime, the bash grammar), copied
  *   beside it so that it need not look them up in node_modules.
  */
@@ -31,13 +31,14 @@ const builtins = [...builtinModules, ...builtinModules.map((name) => `node:${nam
 rmSync(outdir, { recursive: true, force: true });
 
 /**
- * The entry's fallback `import('../hooks/hook-process-engine.js')` (taken only without engine.cjs) stays an
- * import of the modules tsc emitted, written relative to the bundle folder.
+ * The entry's two imports of modules it does not need on its way (the engine's modules, taken only
+ * without engine.cjs; the runtimes' protocols, to word a proxy's refusal) stay imports of the
+ * modules tsc emitted, written relative to the bundle folder.
  */
-const engineOutsideEntry: Plugin = {
-  name: 'engine-outside-entry',
+const modulesOutsideEntry: Plugin = {
+  name: 'modules-outside-entry',
   setup(build) {
-    build.onResolve({ filter: /\/hooks\/hook-process-engine\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: '../../hooks/hook-process-engine.js', external: true } : undefined));
+    build.onResolve({ filter: /\/hooks\/(hook-process-engine|runtimes\/index)\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: `../../hooks/${args.path.slice(args.path.indexOf('/hooks/') + '/hooks/'.length)}`, external: true } : undefined));
   },
 };
 
@@ -45,15 +46,19 @@ await build({
   // The `// <path>` comments before each module are relative to this, whatever the caller's cwd.
   absWorkingDir: root,
   entryPoints: [join(root, 'dist', 'src', 'cli', 'hook-entry.js')],
-  outdir,
+  outfile: join(outdir, 'hook-entry.cjs'),
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
   external: builtins,
-  plugins: [engineOutsideEntry],
+  plugins: [modulesOutsideEntry],
+  // import() becomes require(), also of the two ES modules above (Node's require of an ES module):
+  // an import() would start the ES module loader that a CommonJS entry is there to spare.
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__svcBundleUrl' },
+  banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
 

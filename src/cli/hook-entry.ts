@@ -4,6 +4,7 @@ import { findConfigUpward } from '../hooks/find-config.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
+import { reportFailure } from './report-failure.js';
 
 /**
  * One hook invocation: stdin in, the runtime's answer out, with the exit code it expects.
@@ -23,7 +24,23 @@ interface Answer {
   results?: unknown;
 }
 
-/** `cliPath`: the `svc` executable, which a resident proxy (`hooks.residentProxy`) is started with. */
+/**
+ * `svc hook <runtime> …` as a process runs it, from argv: true when done (failures reported as
+ * main.js reports them), false when the arguments are for commander (`--help`, an unknown flag).
+ * `cliPath`: the `svc` executable, which a resident proxy (`hooks.residentProxy`) is started with.
+ */
+export async function runHookMain(argv: readonly string[], cliPath: string): Promise<boolean> {
+  try {
+    const parsed = parseHookArgs(argv.slice(3));
+    if (parsed === undefined) return false;
+    await runHookCommand(parsed.runtime, parsed.options, cliPath);
+  } catch (error) {
+    reportFailure(error, argv);
+  }
+  return true;
+}
+
+/** `cliPath` as for runHookMain; without it a resident proxy is not started. */
 export async function runHookCommand(runtime: string, options: HookCommandOptions, cliPath?: string): Promise<void> {
   const stdin = await readStdin();
   const answer = (await forwardToProxy(runtime, stdin, options)) ?? (await decideHere(runtime, stdin, options, cliPath));

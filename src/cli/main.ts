@@ -1,25 +1,22 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SvcError } from '../errors.js';
-import { EXIT_CHECK_FAILED, EXIT_USAGE } from './context.js';
+import { EXIT_USAGE } from './context.js';
+import { reportFailure } from './report-failure.js';
 
 /**
- * The `svc` executable. Commands set `process.exitCode`; anything thrown becomes one clear line
- * (or a JSON error body with --json) and exit status 2, never a stack trace.
+ * Every svc command. Commands set `process.exitCode`; anything thrown becomes one clear line
+ * (or a JSON error body with --json) and exit status 2, never a stack trace. The `svc`
+ * executable is svc.cjs, which starts `svc hook` itself and everything else here.
  *
- * `svc hook` runs before every tool call of a coding agent, so it skips commander and the other
- * commands' modules entirely, and loads the bundled hook (scripts/bundle-hook.ts) when the build
- * made one; `svc hook --help` and malformed hook arguments still go through commander for the
- * usual help and errors.
+ * `svc hook` run from here (hooks that `svc init` set up before svc.cjs existed, tests) skips
+ * commander and the other commands' modules entirely, and loads the bundled hook
+ * (scripts/bundle-hook.ts) when the build made one; `svc hook --help` and malformed hook
+ * arguments still go through commander for the usual help and errors.
  */
 async function main(argv: string[]): Promise<void> {
   try {
-    if (argv[2] === 'hook') {
-      const { parseHookArgs, runHookCommand } = await loadHookEntry();
-      const parsed = parseHookArgs(argv.slice(3));
-      if (parsed) return await runHookCommand(parsed.runtime, parsed.options, fileURLToPath(import.meta.url));
-    }
+    if (argv[2] === 'hook' && (await (await loadHookEntry()).runHookMain(argv, fileURLToPath(import.meta.url)))) return;
     const [{ CommanderError }, { buildProgram }] = await Promise.all([import('commander'), import('./program.js')]);
     try {
       await buildProgram().parseAsync(argv);
@@ -32,26 +29,22 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   } catch (error) {
-    const code = error instanceof SvcError ? error.code : ((error as NodeJS.ErrnoException).code ?? 'internal_error').toLowerCase();
-    const message = error instanceof Error ? error.message : String(error);
-    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
-    else process.stderr.write(`svc: ${message} [${code}]\n`);
-    // A refused approval or pass is an answer ("the action was refused"), not a usage error.
-    process.exitCode = /^(approval|actionpass)_/.test(code) ? EXIT_CHECK_FAILED : EXIT_USAGE;
+    reportFailure(error, argv);
   }
 }
 
 type HookEntry = typeof import('./hook-entry.js');
 
 /**
- * The bundled hook: a few files instead of a few hundred modules, which saves a hook process
- * about 100 ms of module loading. Running from TypeScript sources there is no bundle, so the
- * modules themselves are loaded; a bundle that is there but broken fails rather than hides.
+ * The bundled hook (a CommonJS file, which svc.cjs requires): one file instead of a few hundred
+ * modules, which saves a hook process about 100 ms of module loading. Running from TypeScript
+ * sources there is no bundle, so the modules themselves are loaded; a bundle that is there but
+ * broken fails rather than hides.
  */
 async function loadHookEntry(): Promise<HookEntry> {
-  const bundle = new URL('./hook-bundle/hook-entry.js', import.meta.url);
+  const bundle = new URL('./hook-bundle/hook-entry.cjs', import.meta.url);
   try {
-    return (await import(bundle.href)) as HookEntry;
+    return ((await import(bundle.href)) as { default: HookEntry }).default;
   } catch (error) {
     // Checked only after a failed import, so the usual start pays for no extra file lookup.
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || existsSync(fileURLToPath(bundle))) throw error;

@@ -20,7 +20,7 @@ export interface InitOptions {
    * agent's PATH exits 127, which the runtimes treat as a hook that did not object.
    */
   svcCommand?: string;
-  /** The svc script (dist/src/cli/main.js) to run the hook with; without it (and without `svcCommand`), `svc` from PATH. */
+  /** The svc executable (dist/src/cli/svc.cjs) to run the hook with; without it (and without `svcCommand`), `svc` from PATH. */
   cliPath?: string;
   /** For the user-level settings checked for a switched-off hook (default: the home directory). */
   home?: string;

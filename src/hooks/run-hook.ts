@@ -28,7 +28,7 @@ export interface RunHookOptions {
   configFile?: string;
   timeoutMs: number;
   home?: string;
-  /** The `svc` executable (dist/src/cli/main.js), for starting a resident proxy (`hooks.residentProxy`). */
+  /** The `svc` executable (dist/src/cli/svc.cjs), for starting a resident proxy (`hooks.residentProxy`). */
   cliPath?: string;
 }
 

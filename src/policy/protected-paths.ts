@@ -347,7 +347,7 @@ function compileGuard(config: ProtectedPathsConfig, places: GuardPlaces): PathGu
  * An agent sharing the machine with its reviewer must not approve its own request (DESIGN.md 6):
  * `svc approvals approve|reject`, `svc mcp pins approve|reset` and key changes are refused when
  * they come through a hook. Recognised by the subcommand words wherever they stand, not by the
- * program's name: svc also runs as `node …/dist/src/cli/main.js`, through `npx`, or as a copy
+ * program's name: svc also runs as `node …/dist/src/cli/svc.cjs`, through `npx`, or as a copy
  * under any name (`cp $(which svc) ./s && ./s approvals approve …`).
  */
 const SVC_KEY_VERBS = new Set(['init', 'rotate', 'revoke', 'add-reviewer']);

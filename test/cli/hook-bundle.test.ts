@@ -1,24 +1,28 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runScript, type CliResult } from '../support/cli.js';
+import { CLI, runCli, runScript, type CliResult } from '../support/cli.js';
 
 /**
- * `svc hook` runs from esbuild bundles (scripts/bundle-hook.ts, built by `npm run build`): ES
- * module chunks that read the event and forward it to a proxy, and one CommonJS engine,
- * `engine.cjs`, loaded with the V8 code cache the build made for it. The bundles must hold every
- * dependency, keep the engine out of the proxy-forwarding path, and answer exactly as the modules
- * tsc emitted answer; the cache must be used when it fits and ignored when it does not.
+ * `svc hook` runs from esbuild bundles (scripts/bundle-hook.ts, built by `npm run build`), both
+ * CommonJS so that the `svc` executable (svc.cjs) never starts Node's ES module loader for a hook:
+ * `hook-entry.cjs`, which reads the event and forwards it to a proxy, and `engine.cjs`, loaded
+ * with the V8 code cache the build made for it. The bundles must hold every dependency, keep the
+ * engine out of the proxy-forwarding path, and answer exactly as the modules tsc emitted answer;
+ * the cache must be used when it fits and ignored when it does not.
  */
 const BUNDLE = fileURLToPath(new URL('../../dist/src/cli/hook-bundle/', import.meta.url));
 const UNBUNDLED = fileURLToPath(new URL('../../dist/test/children/hook-unbundled.js', import.meta.url));
 const ENGINE = join(BUNDLE, 'engine.cjs');
+/** What the entry leaves to the modules tsc emitted: the engine without engine.cjs, and the runtimes' protocols for a proxy's refusal. */
+const MODULES_OUTSIDE_ENTRY = ['../../hooks/hook-process-engine.js', '../../hooks/runtimes/index.js'];
 
-const chunkNames = (): string[] => readdirSync(BUNDLE).filter((name) => name.endsWith('.js'));
 const bundleText = (name: string): string => readFileSync(join(BUNDLE, name), 'utf8');
 /** The modules a bundle holds, as its source map names them (relative to the bundle's folder). */
 const bundledSources = (name: string): string[] => (JSON.parse(readFileSync(join(BUNDLE, `${name}.map`), 'utf8')) as { sources: string[] }).sources;
@@ -49,24 +53,19 @@ function copyOfDist(prefix: string): string {
 }
 
 describe('the hook bundles', () => {
-  it('hold every dependency: the chunks import only Node builtins, each other and the fallback to the modules; the engine requires only builtins', () => {
+  it('hold every dependency: the entry requires only Node builtins and the two modules it leaves out; the engine requires only builtins', () => {
     const builtins = new Set(builtinModules);
     const isBuiltin = (specifier: string): boolean => specifier.startsWith('node:') || builtins.has(specifier);
-    const names = chunkNames();
-    expect(names).toContain('hook-entry.js');
+    expect(readdirSync(BUNDLE).filter((name) => /\.[cm]?js$/.test(name)).sort()).toEqual(['engine.cjs', 'hook-entry.cjs']);
     const strays: string[] = [];
-    for (const name of names) {
-      for (const specifier of specifiers(bundleText(name)).all) {
-        if (specifier.startsWith('./')) {
-          if (!names.includes(specifier.slice(2))) strays.push(`${name}: ${specifier} (no such chunk)`);
-        } else if (!isBuiltin(specifier) && specifier !== '../../hooks/hook-process-engine.js') {
-          strays.push(`${name}: ${specifier}`);
-        }
-      }
-    }
+    const entrySpecifiers = specifiers(bundleText('hook-entry.cjs')).all;
+    for (const specifier of entrySpecifiers) if (!isBuiltin(specifier) && !MODULES_OUTSIDE_ENTRY.includes(specifier)) strays.push(`hook-entry.cjs: ${specifier}`);
     for (const specifier of specifiers(bundleText('engine.cjs')).all) if (!isBuiltin(specifier)) strays.push(`engine.cjs: ${specifier}`);
     expect(strays).toEqual([]);
-    expect(existsSync(join(BUNDLE, '../../hooks/hook-process-engine.js')), 'the fallback import resolves to the modules tsc emitted').toBe(true);
+    for (const module of MODULES_OUTSIDE_ENTRY) {
+      expect(entrySpecifiers).toContain(module);
+      expect(existsSync(join(BUNDLE, module)), `${module} resolves to the modules tsc emitted`).toBe(true);
+    }
   });
 
   it('carry the WebAssembly the engine loads, byte for byte the installed packages\' files', () => {
@@ -81,21 +80,11 @@ describe('the hook bundles', () => {
     const engineModules = [/(^|\/)src\/hooks\/run-hook\.ts$/, /node_modules\/zod\//, /node_modules\/yaml\//, /node_modules\/web-tree-sitter\//];
     const holds = (sources: readonly string[], module: RegExp): boolean => sources.some((source) => module.test(source));
     for (const module of engineModules) expect(holds(bundledSources('engine.cjs'), module), String(module)).toBe(true);
-    // What `svc hook` parses before it knows whether a proxy answers: the entry and the chunks it imports statically.
-    const loaded = new Set<string>();
-    const visit = (name: string): void => {
-      if (loaded.has(name)) return;
-      loaded.add(name);
-      for (const specifier of specifiers(bundleText(name)).static) if (specifier.startsWith('./')) visit(specifier.slice(2));
-    };
-    visit('hook-entry.js');
-    const forwarding = [...loaded].flatMap(bundledSources);
+    // What `svc hook` parses before it knows whether a proxy answers: the entry (what it runs is checked below, on a forwarded call).
+    const forwarding = bundledSources('hook-entry.cjs');
     expect(forwarding).toContain('../../../../src/cli/hook-entry.ts');
     for (const module of engineModules) expect(holds(forwarding, module), String(module)).toBe(false);
-    // Nor the builtins that only loading the engine needs.
-    expect([...loaded].flatMap((name) => specifiers(bundleText(name)).static)).not.toContain('node:vm');
-    const size = (names: Iterable<string>): number => [...names].reduce((total, name) => total + statSync(join(BUNDLE, name)).size, 0);
-    expect(size(loaded)).toBeLessThan(size(['engine.cjs']) / 20);
+    expect(statSync(join(BUNDLE, 'hook-entry.cjs')).size).toBeLessThan(statSync(ENGINE).size / 20);
   });
 
   it('load the engine with the code cache the build made, and compile without it when V8 refuses it', () => {
@@ -108,11 +97,21 @@ describe('the hook bundles', () => {
     const copy = copyOfDist('svc-hook-bundle-copy-');
     try {
       // Unreadable input reaches the engine (no svc.yml, so no proxy to ask), which refuses it.
-      const hook = (): { status: number | null; stderr: string } => spawnSync(process.execPath, [join(copy, 'dist/src/cli/main.js'), 'hook', 'claude-code'], { cwd: copy, input: 'not json', encoding: 'utf8' });
+      // Through the `svc` executable, and through main.js, which hooks set up before svc.cjs existed still start.
+      const hook = (executable: string): { status: number | null; stderr: string } => spawnSync(process.execPath, [join(copy, 'dist/src/cli', executable), 'hook', 'claude-code'], { cwd: copy, input: 'not json', encoding: 'utf8' });
       const refusesInput = (): void => {
-        const run = hook();
-        expect(run.status, run.stderr).toBe(2);
-        expect(run.stderr).toContain('[hook_input_invalid]');
+        for (const executable of ['svc.cjs', 'main.js']) {
+          const run = hook(executable);
+          expect(run.status, `${executable}: ${run.stderr}`).toBe(2);
+          expect(run.stderr, executable).toContain('[hook_input_invalid]');
+        }
+      };
+      const failsWith = (missing: string): void => {
+        for (const executable of ['svc.cjs', 'main.js']) {
+          const run = hook(executable);
+          expect(run.status, executable).toBe(2);
+          expect(run.stderr, executable).toMatch(new RegExp(`^svc: .*${missing.replaceAll('.', '\\.')}`));
+        }
       };
       const bundle = join(copy, 'dist/src/cli/hook-bundle');
       const engine = join(bundle, 'engine.cjs');
@@ -133,19 +132,15 @@ describe('the hook bundles', () => {
       refusesInput();
 
       writeFileSync(engine, `require('./module-that-is-not-there.cjs');\n${readFileSync(engine, 'utf8')}`);
-      const brokenEngine = hook();
-      expect(brokenEngine.status).toBe(2);
-      expect(brokenEngine.stderr).toContain('module-that-is-not-there.cjs');
+      failsWith('module-that-is-not-there.cjs');
 
       rmSync(engine);
       expect(cacheVerdict(engine)).toBe('function undefined');
       refusesInput();
 
-      const entry = join(bundle, 'hook-entry.js');
-      writeFileSync(entry, `import './chunk-that-is-not-there.js';\n${readFileSync(entry, 'utf8')}`);
-      const brokenEntry = hook();
-      expect(brokenEntry.status).toBe(2);
-      expect(brokenEntry.stderr).toContain('chunk-that-is-not-there.js');
+      const entry = join(bundle, 'hook-entry.cjs');
+      writeFileSync(entry, `require('./module-that-is-not-there.cjs');\n${readFileSync(entry, 'utf8')}`);
+      failsWith('module-that-is-not-there.cjs');
 
       rmSync(bundle, { recursive: true });
       refusesInput();
@@ -226,16 +221,61 @@ describe('svc hook claude-code from the bundle', () => {
     expect(bundled.json).toEqual(unbundled.json);
   });
 
-  it('decides a shell command without loading perf_hooks, which the `performance` global would load (monotonic-clock.ts)', () => {
+  /** Runs the `svc` executable's hook with Node's list of the builtins it loaded written at exit. */
+  function runRecordingBuiltins(input: string): Promise<CliResult & { builtins: string[] }> {
     const preload = join(root, 'record-builtins.cjs');
     const record = join(root, 'builtins.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));\n`);
-    const run = spawnSync(process.execPath, ['--require', preload, fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url)), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command: 'cat .env' }), encoding: 'utf8' });
-    expect(run.status, run.stderr).toBe(0);
+    return new Promise((resolve, reject) => {
+      // Not spawnSync: the proxy a test runs in this process must be able to answer meanwhile.
+      const child = spawn(process.execPath, ['--require', preload, CLI, 'hook', 'claude-code'], { cwd: ws, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr, builtins: JSON.parse(readFileSync(record, 'utf8')) as string[] }));
+      child.stdin.end(input);
+    });
+  }
+
+  /** What the ES module loader loads to run a first ES module: resolution, translation, module jobs (a CommonJS process has a few of its helpers too). */
+  const esModuleLoader = (builtins: readonly string[]): string[] => builtins.filter((name) => /^NativeModule internal\/modules\/esm\/(resolve|load|translators|module_job|module_map)$/.test(name));
+
+  it('decides a shell command without the ES module loader, and without perf_hooks, which the `performance` global would load (monotonic-clock.ts)', async () => {
+    rmSync(ws, { recursive: true, force: true });
+    cpSync(snapshot, ws, { recursive: true });
+    const run = await runRecordingBuiltins(event('Bash', { command: 'cat .env' }));
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('"permissionDecision":"deny"');
-    const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
-    expect(loaded).toContain('NativeModule vm');
-    expect(loaded).not.toContain('NativeModule perf_hooks');
+    expect(run.builtins).toContain('NativeModule vm');
+    expect(run.builtins).not.toContain('NativeModule perf_hooks');
+    expect(esModuleLoader(run.builtins)).toEqual([]);
+  });
+
+  it("forwards a call to the workspace's proxy without loading the engine (nor node:vm, which loading it needs) or the ES module loader", async () => {
+    rmSync(ws, { recursive: true, force: true });
+    cpSync(snapshot, ws, { recursive: true });
+    const answer = { output: { stdout: '{"from":"the proxy"}\n', stderr: '', exitCode: 0 } };
+    const requests: string[] = [];
+    const proxy = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      writeFileSync(join(ws, '.svc/proxy.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, config: join(ws, 'svc.yml') }));
+      const run = await runRecordingBuiltins(event('Bash', { command: 'cat .env' }));
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe(answer.output.stdout);
+      expect(requests).toEqual(['POST /hooks/claude-code']);
+      expect(run.builtins).toContain('NativeModule http');
+      expect(run.builtins).not.toContain('NativeModule vm');
+      expect(esModuleLoader(run.builtins)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded", () => {

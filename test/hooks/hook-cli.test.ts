@@ -370,6 +370,8 @@ describe('svc hook: the guard keeps itself', () => {
 
   it.each([
     ['the running svc', () => CLI],
+    ['the commands the running svc hands on', () => join(dirname(CLI), 'main.js')],
+    ['the hook entry', () => join(dirname(CLI), 'hook-bundle/hook-entry.cjs')],
     ['the hook engine', () => join(dirname(CLI), 'hook-bundle/engine.cjs')],
     ['the node running svc', () => process.execPath],
     ['Claude Code user settings', () => join(home, '.claude/settings.json')],

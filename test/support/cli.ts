@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/src/cli/svc.cjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -15,7 +15,7 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Runs the built `svc` executable as a child process, the way a user or CI does. */
+/** Runs the built `svc` executable (package.json `bin`) as a child process, the way a user, CI or a coding agent's hook does. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return runScript(CLI, args, options);
 }

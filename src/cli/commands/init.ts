@@ -36,7 +36,7 @@ Examples:
       const { initWorkspace } = await import('../../hooks/init-workspace.js');
       const workspace = resolve(options.dir);
       // This svc's own script, so the hook runs the svc that set it up, wherever the agent's PATH leads.
-      const cliPath = fileURLToPath(new URL('../main.js', import.meta.url));
+      const cliPath = fileURLToPath(new URL('../svc.cjs', import.meta.url));
       const steps = await initWorkspace({
         workspace,
         runtime: options.runtime,

@@ -168,13 +168,13 @@ export function pruneSvcEntries(list: unknown[], isSvc: (entry: JsonObject) => b
 
 /**
  * Whether `command` runs `svc hook <runtime>`, however svc is started (`svc`, `npx svc`, an
- * absolute path, `node …/dist/src/cli/main.js`) and whatever options follow: one such hook per
+ * absolute path, `node …/dist/src/cli/svc.cjs` or `…/main.js`) and whatever options follow: one such hook per
  * event is enough, a second one only makes every call decided twice.
  */
 export function isSvcHookCommand(command: unknown, runtime: string): boolean {
   if (typeof command !== 'string') return false;
   const escaped = runtime.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?:^|[\\s'"/\\\\])(?:svc|svc\\.cmd|main\\.js)['"]?\\s+hook\\s+${escaped}(?:\\s|$)`).test(command);
+  return new RegExp(`(?:^|[\\s'"/\\\\])(?:svc|svc\\.cmd|svc\\.cjs|main\\.js)['"]?\\s+hook\\s+${escaped}(?:\\s|$)`).test(command);
 }
 
 /**

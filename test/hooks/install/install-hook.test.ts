@@ -56,6 +56,17 @@ describe.each(HOOK_RUNTIMES)('installHook(%s)', (runtime) => {
     expect((await installHook(runtime, { workspace: dir, command: pinned })).changed).toBe(false);
   });
 
+  it('after an upgrade, the hook that starts svc.cjs replaces the one an earlier svc init set up with main.js', async () => {
+    const dir = await workspace();
+    const earlier = `/usr/bin/node /opt/svc/dist/src/cli/main.js hook ${runtime} --config /w/svc.yml`;
+    const current = `/usr/bin/node /opt/svc/dist/src/cli/svc.cjs hook ${runtime} --config /w/svc.yml`;
+    await installHook(runtime, { workspace: dir, command: earlier });
+    expect((await installHook(runtime, { workspace: dir, command: current })).changed).toBe(true);
+    const text = await readFile(path.join(dir, SETTINGS[runtime]), 'utf8');
+    expect(text).toContain(JSON.stringify(current));
+    expect(text).not.toContain(JSON.stringify(earlier));
+  });
+
   for (const [label, content] of [
     ['invalid JSON', '{\n  "hooks": {\n    "PreToolUse": [\n'],
     ['JSON with comments', '{\n  // my settings\n  "theme": "dark"\n}\n'],
