@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { SvcError } from '../errors.js';
 import { answerInvalidHttp, errorBody } from '../proxy/error-body.js';
-import { FixedWindowLimiter } from './rate-limit.js';
+import { FixedWindowLimiter, type RateLimitOptions } from './rate-limit.js';
 import { PlaygroundSandbox } from './sandbox.js';
 import { runScenario, SCENARIOS, scenarioInfo } from './scenarios.js';
 
@@ -20,8 +20,8 @@ export const DEFAULT_PLAYGROUND_PORT = 7332;
 export interface PlaygroundAppOptions {
   /** Requests for this Host (the playground subdomain) are redirected to /playground. */
   subdomainHost?: string;
-  /** Per-client window; `false` lifts it (benchmarks only). */
-  rateLimit?: { max: number; windowMs: number } | false;
+  /** Per-client window (`now`: its clock, for tests); `false` lifts it (benchmarks only). */
+  rateLimit?: Pick<RateLimitOptions, 'max' | 'windowMs' | 'now'> | false;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy you run). */
   trustProxy?: boolean;
   /** Decisions per command ledger before a fresh one. */
