@@ -45,17 +45,14 @@ export function signCompactJwsText(key: SigningKey, header: { typ: string; kid: 
   return `${signingInput}.${sign(key, Buffer.from(signingInput, 'ascii')).toString('base64url')}`;
 }
 
-/** A compact JWS as signCompactJwsText writes it: three base64url parts. */
-const COMPACT_JWS_TEXT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
 /**
- * `token` as a JSON string when it is three base64url parts, which neither JSON.stringify nor JCS
- * escapes: the token between quotes. Undefined for anything else, to be serialized the usual way.
- * The enforcer asks once per pass, for the ledger record and the answer, both of which embed the
- * token (about a kilobyte): one scan of it instead of one per text.
+ * A token signCompactJwsText wrote, as a JSON string: its three base64url parts are characters
+ * neither JSON.stringify nor JCS escapes, so the token between quotes. Only for tokens this
+ * process signed (the enforcer's passes, wherever they were signed); a token from outside is
+ * serialized the usual way.
  */
-export function compactJwsJson(token: string): string | undefined {
-  return COMPACT_JWS_TEXT.test(token) ? `"${token}"` : undefined;
+export function signedTokenJson(token: string): string {
+  return `"${token}"`;
 }
 
 /** A signer uses one or two headers for its whole life; each is serialized and encoded once. */

@@ -52,7 +52,7 @@ export function serializedDecided(event: LedgerEvent): LedgerEvent | SerializedE
 
 /**
  * `passIssued(claims, token)` with its data as text; `claimsJson` is `canonicalJson(claims)`, the
- * text that was signed, and `tokenJson`, when given, `canonicalJson(token)` (jws.ts compactJwsJson).
+ * text that was signed, and `tokenJson`, when given, `canonicalJson(token)` (jws.ts signedTokenJson).
  */
 export function serializedPassIssued(claims: ActionPassClaims, claimsJson: string, token: string, tokenJson?: string): SerializedEvent {
   const event = passIssued(claims, token);

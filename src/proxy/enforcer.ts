@@ -2,7 +2,7 @@ import { normalizeAction, type ActionIssue, type NormalizedAction } from '../act
 import { verifyActionPass, type ActionPassClaims } from '../actionpass/actionpass-token.js';
 import { inThreadPassSigner, workerPassSigner, type PassSigner } from '../actionpass/pass-signer.js';
 import { verifyApprovalArtifact } from '../actionpass/approval-artifact.js';
-import { compactJwsJson, parseCompactJws } from '../actionpass/jws.js';
+import { parseCompactJws, signedTokenJson } from '../actionpass/jws.js';
 import { loadPassSigner } from '../actionpass/key-ring.js';
 import { readTrustStore, TrustIndex } from '../actionpass/trust-store.js';
 import { HandlerRegistry } from '../adapters/handler-registry.js';
@@ -58,7 +58,7 @@ export interface Decided {
   outcome: AuthorizeOutcome;
   /**
    * The signed ActionPass, for an allow (or an approved step-up); `claimsJson`: the claims' JCS
-   * text, as signed; `tokenJson`: the token as a JSON string when it needs no escaping (compactJwsJson).
+   * text, as signed; `tokenJson`: the token as a JSON string (signedTokenJson).
    */
   pass?: { token: string; claims: ActionPassClaims; claimsJson?: string; tokenJson?: string | undefined };
   action: NormalizedAction;
@@ -367,7 +367,7 @@ export class Enforcer {
       const claims = outcome.pass.claims;
       const claimsJson = canonicalJson(claims);
       const token = this.signer.signNow(claimsJson);
-      const tokenJson = compactJwsJson(token);
+      const tokenJson = signedTokenJson(token);
       const receipts = await this.append([...events, serializedPassIssued(claims, claimsJson, token, tokenJson)]);
       return { outcome, pass: { token, claims, claimsJson, tokenJson }, action: normalized.action, actionId, actionHash: normalized.actionHash, payloadHash: normalized.payloadHash, receipts };
     }
@@ -389,7 +389,7 @@ export class Enforcer {
     try {
       const claimsJson = canonicalJson(claims);
       const token = await this.signer.sign(claimsJson);
-      const tokenJson = compactJwsJson(token);
+      const tokenJson = signedTokenJson(token);
       const receipt = this.append([serializedPassIssued(claims, claimsJson, token, tokenJson)]).then((receipts) => receipts[0] as Receipt);
       receipt.catch(() => undefined);
       return { token, claimsJson, tokenJson, receipt };

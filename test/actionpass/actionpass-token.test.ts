@@ -5,7 +5,8 @@ import { compactVerify, importJWK, jwtVerify } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { issueActionPass, verifyActionPass, type PassCheck, type PassExpectations } from '../../src/actionpass/actionpass-token.js';
 import { signApprovalArtifact } from '../../src/actionpass/approval-artifact.js';
-import { signCompactJws } from '../../src/actionpass/jws.js';
+import { signCompactJws, signedTokenJson } from '../../src/actionpass/jws.js';
+import { canonicalJson } from '../../src/events/canonical.js';
 import { SvcError } from '../../src/errors.js';
 import {
   approvalClaims,
@@ -46,6 +47,18 @@ describe('issueActionPass', () => {
     expect(decodePart(token, 1)).toEqual(passClaims());
     const withApproval = issueActionPass(passKey, passClaims({ approvalId: 'apr_0001' }));
     expect(decodePart(withApproval, 1).approvalId).toBe('apr_0001');
+  });
+
+  it('writes three base64url parts: signedTokenJson is the JSON.stringify and JCS text of every issued token', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 300, unit: 'grapheme' }).filter((text) => !/\p{Cc}/u.test(text)), (resource) => {
+        const issued = issueActionPass(passKey, passClaims({ resource }));
+        expect(issued).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+        expect(signedTokenJson(issued)).toBe(JSON.stringify(issued));
+        expect(signedTokenJson(issued)).toBe(canonicalJson(issued));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses to issue a pass it would not accept', () => {

@@ -2,10 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeAction } from '../../src/actionpass/action.js';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
-import { compactJwsJson } from '../../src/actionpass/jws.js';
+import { signedTokenJson } from '../../src/actionpass/jws.js';
 import { serializedDecided, serializedPassIssued, serializedReceived } from '../../src/commands/serialized-records.js';
 import { canonicalJson, hashCanonical } from '../../src/events/canonical.js';
 import type { LedgerEvent } from '../../src/events/catalogue.js';
+
+/** The enforcer's tokenJson for a token it signed (three base64url parts); other generated tokens get none. */
+function tokenJsonOf(token: string): string | undefined {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token) ? signedTokenJson(token) : undefined;
+}
 
 /**
  * The enforcer hands the writer these texts instead of the events' data, so each must be exactly
@@ -120,7 +125,7 @@ describe('serialized records', () => {
           tool: 'chat.message.send',
         };
         // The token's text as the enforcer passes it (when it is a compact JWS), and without it.
-        for (const tokenJson of [compactJwsJson(passToken), undefined]) {
+        for (const tokenJson of [tokenJsonOf(passToken), undefined]) {
           const serialized = serializedPassIssued(claims, canonicalJson(claims), passToken, tokenJson);
           expect(serialized.dataJson).toBe(canonicalJson(serialized.event.data));
         }

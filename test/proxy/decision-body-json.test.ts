@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActionPassClaims } from '../../src/actionpass/actionpass-token.js';
-import { compactJwsJson } from '../../src/actionpass/jws.js';
+import { signedTokenJson } from '../../src/actionpass/jws.js';
 import type { NormalizedAction } from '../../src/actionpass/action.js';
 import type { ExecutionResult } from '../../src/adapters/tool-handler.js';
 import type { AuthorizeOutcome } from '../../src/commands/authorize.js';
@@ -11,6 +11,11 @@ import type { PolicyDecision } from '../../src/policy/compile-policy.js';
 import { decisionBodyJson } from '../../src/proxy/decision-body-json.js';
 import type { Decided, Executed } from '../../src/proxy/enforcer.js';
 import { decisionBody } from '../../src/proxy/responses.js';
+
+/** The enforcer's tokenJson for a token it signed (three base64url parts); other generated tokens get none. */
+function tokenJsonOf(token: string): string | undefined {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token) ? signedTokenJson(token) : undefined;
+}
 
 /**
  * The proxy answers decisionBodyJson's text instead of letting fastify JSON.stringify the
@@ -60,7 +65,7 @@ const claims = fc
 
 /**
  * The pass of a decision: its claims' JCS text when they have one (none with a lone surrogate),
- * and its token's JSON text as the enforcer gives it (compactJwsJson), each sometimes not given.
+ * and its token's JSON text as the enforcer gives it (signedTokenJson), each sometimes not given.
  */
 const pass = fc.record({ token, claims, withText: fc.boolean(), withTokenText: fc.boolean() }).map(({ token: passToken, claims: passClaims, withText, withTokenText }) => {
   let claimsJson: string | undefined;
@@ -69,7 +74,7 @@ const pass = fc.record({ token, claims, withText: fc.boolean(), withTokenText: f
   } catch {
     claimsJson = undefined;
   }
-  return { token: passToken, claims: passClaims, ...(claimsJson !== undefined && { claimsJson }), ...(withTokenText && { tokenJson: compactJwsJson(passToken) }) };
+  return { token: passToken, claims: passClaims, ...(claimsJson !== undefined && { claimsJson }), ...(withTokenText && { tokenJson: tokenJsonOf(passToken) }) };
 });
 
 const decision = fc.record({ decision: fc.constantFrom('allow', 'deny', 'step_up'), reasons: fc.array(text, { maxLength: 3 }), ruleId: text, policyHash: hash, explanation: text, trace: fc.constant([]) }) as fc.Arbitrary<PolicyDecision>;
@@ -144,7 +149,7 @@ describe('decisionBodyJson', () => {
     const value: Decided = {
       outcome: { events: [], status: 'decided', decision: { decision: 'allow', reasons: ['rule_allow'], ruleId: 'allow-chat', policyHash: `sha256:${'c'.repeat(64)}`, explanation: 'allowed', trace: [] }, explanation: 'allowed', decidedIndex: 1 },
       // A claims text that is not JSON.stringify's would show: the splice uses the text given.
-      pass: { token: 'eyJh.eyJi.c2ln', claims: claimsOfAllow, claimsJson: canonicalJson(claimsOfAllow), tokenJson: compactJwsJson('eyJh.eyJi.c2ln') },
+      pass: { token: 'eyJh.eyJi.c2ln', claims: claimsOfAllow, claimsJson: canonicalJson(claimsOfAllow), tokenJson: tokenJsonOf('eyJh.eyJi.c2ln') },
       action: {} as NormalizedAction,
       actionId: 'act_1',
       actionHash: `sha256:${'a'.repeat(64)}`,
