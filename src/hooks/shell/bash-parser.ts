@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
 import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm, readGrammarWasm } from './grammar-wasm.js';
+import { cursorRuntimeOf, type CursorRuntime } from './runtime-cursor.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
 import { monotonicMs } from '../../monotonic-clock.js';
@@ -36,6 +38,7 @@ class TreeSitterBashParser implements BashParser {
     private readonly parser: Parser,
     private readonly tables: GrammarTables,
     private readonly cache: SyntaxTreeCache | undefined,
+    private readonly runtime: CursorRuntime | undefined,
   ) {}
 
   parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
@@ -60,7 +63,7 @@ class TreeSitterBashParser implements BashParser {
       // One call tells the size; an oversized tree is refused before any copying.
       const descendants = root.descendantCount;
       if (descendants > nodeBudget) return TOO_LARGE;
-      const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH);
+      const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH, this.runtime);
       if (!copy.ok) {
         if (copy.reason === 'too_deep') return { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` };
         if (copy.reason === 'empty_backquotes') return { ok: false, message: `the bash grammar misreads the empty command substitution at offset ${copy.offset}; write "" instead of \`\`` };
@@ -86,6 +89,8 @@ class TreeSitterBashParser implements BashParser {
 export interface BashGrammar {
   language: Language;
   tables: GrammarTables;
+  /** The runtime's cursor functions, when they copy trees exactly as web-tree-sitter's TreeCursor does (runtime-cursor.ts). */
+  cursorRuntime?: CursorRuntime;
 }
 
 let grammar: Promise<BashGrammar> | undefined;
@@ -103,18 +108,51 @@ export function loadBashGrammar(): Promise<BashGrammar> {
     // runtime's own messages go nowhere: stdout and stderr carry a hook's answer, and what went
     // wrong is in the error it throws.
     const silent = (): void => undefined;
+    // The runtime makes this object its module and puts its exported functions on it.
+    const module = { wasmBinary: wasm.runtime, locateFile: () => runtimeFile, print: silent, printErr: silent, ...(wasm.initialMemory !== undefined && { INITIAL_MEMORY: wasm.initialMemory }) };
     try {
-      await Parser.init({ wasmBinary: wasm.runtime, locateFile: () => runtimeFile, print: silent, printErr: silent, ...(wasm.initialMemory !== undefined && { INITIAL_MEMORY: wasm.initialMemory }) });
+      await Parser.init(module);
     } catch (error) {
       absorbRuntimeRejection(error);
       throw error;
     }
     const language = await Language.load(wasm.grammar);
-    return { language, tables: grammarTables(language) };
+    const tables = grammarTables(language);
+    const runtime = cursorRuntimeOf(module);
+    return { language, tables, ...(runtime !== undefined && copiesAlike(language, tables, runtime) && { cursorRuntime: runtime }) };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.
   grammar.catch(() => (grammar = undefined));
   return grammar;
+}
+
+/** Scripts with fields, tokens, errors, MISSING nodes and text beyond ASCII: what the copy reads of a node. */
+const CURSOR_PROBES = ['cat "é$(ls ~/x)" > out 2>&1 <<< t; if [ -f a ]; then echo `x`; fi', 'for f in *.ts; do wc -l "$f"; done | sort -u &', 'case $x in a) y=${z:-1};; esac; echo "x', 'f() { (( i++ )); }; a[$(id)]=1 cat <<EOF\n$HOME 🙂\nEOF\n', 'if then', '${'];
+
+/**
+ * True when the runtime's functions copy the probe scripts exactly as web-tree-sitter's
+ * TreeCursor does. They are internals of the package, not its API: a version that changed
+ * them would fail here, and the slower public cursor is used instead.
+ */
+function copiesAlike(language: Language, tables: GrammarTables, runtime: CursorRuntime): boolean {
+  const parser = new Parser();
+  try {
+    parser.setLanguage(language);
+    return CURSOR_PROBES.every((source) => {
+      const tree = parser.parse(source);
+      if (!tree) return false;
+      try {
+        const direct = copySyntaxTree(tree.rootNode, tables, 10_000, 100, runtime);
+        return direct.ok && isDeepStrictEqual(direct, copySyntaxTree(tree.rootNode, tables, 10_000, 100));
+      } finally {
+        tree.delete();
+      }
+    });
+  } catch {
+    return false;
+  } finally {
+    parser.delete();
+  }
 }
 
 /**
@@ -137,10 +175,10 @@ function absorbRuntimeRejection(error: unknown): void {
  * A parser of the loaded grammar. It keeps the trees of scripts it parsed for later calls
  * (syntax-tree-cache.ts) unless `reuseParses` is false, as for measuring a first parse.
  */
-export function createBashParser({ language, tables }: BashGrammar, options: { reuseParses?: boolean } = {}): BashParser {
+export function createBashParser({ language, tables, cursorRuntime }: BashGrammar, options: { reuseParses?: boolean } = {}): BashParser {
   const treeSitter = new Parser();
   treeSitter.setLanguage(language);
-  return new TreeSitterBashParser(treeSitter, tables, options.reuseParses === false ? undefined : new SyntaxTreeCache(CACHE_BOUNDS));
+  return new TreeSitterBashParser(treeSitter, tables, options.reuseParses === false ? undefined : new SyntaxTreeCache(CACHE_BOUNDS), cursorRuntime);
 }
 
 /** The parser the analysis uses, created once per process. */

@@ -1,4 +1,5 @@
 import type { Language, Node } from 'web-tree-sitter';
+import { runtimeCursor, type CursorRuntime, type SyntaxCursor } from './runtime-cursor.js';
 
 /**
  * A plain-object copy of a tree-sitter syntax tree. Every property read on a web-tree-sitter node
@@ -45,11 +46,12 @@ export type CopyResult =
 /**
  * Copies the tree under `rootNode` into plain nodes. Stops at `maxNodes` nodes or `maxDepth`
  * levels. When the tree has errors, ERROR and MISSING nodes are kept as `ERROR` nodes so
- * `findSyntaxError` can judge them.
+ * `findSyntaxError` can judge them. With `runtime`, the walk calls the WebAssembly runtime's
+ * cursor functions directly (runtime-cursor.ts); the copy is the same.
  */
-export function copySyntaxTree(rootNode: Node, tables: GrammarTables, maxNodes: number, maxDepth: number): CopyResult {
+export function copySyntaxTree(rootNode: Node, tables: GrammarTables, maxNodes: number, maxDepth: number, runtime?: CursorRuntime): CopyResult {
   const withErrors = rootNode.hasError;
-  const cursor = rootNode.walk();
+  const cursor: SyntaxCursor = (runtime && runtimeCursor(runtime, rootNode)) ?? rootNode.walk();
   let hasErrors = false;
   let emptyBackquotes: number | undefined;
   try {

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Parser, type Tree } from 'web-tree-sitter';
 import { loadBashGrammar, type BashGrammar } from '../../../src/hooks/shell/bash-parser.js';
-import { copySyntaxTree, type SyntaxNode } from '../../../src/hooks/shell/syntax-tree.js';
+import { copySyntaxTree, type CopyResult, type SyntaxNode } from '../../../src/hooks/shell/syntax-tree.js';
 import { loadCorpus } from './corpus.js';
 
 /**
  * copySyntaxTree skips questions whose answers it knows (the children of a token, the end of a
- * literal token): its copy must be the one a walk asking everything makes.
+ * literal token): its copy must be the one a walk asking everything makes. The walk the parser
+ * uses calls the WebAssembly runtime's cursor functions directly (runtime-cursor.ts): it must
+ * copy every tree exactly as web-tree-sitter's TreeCursor does, limits and refusals included.
  */
 
 let grammar: BashGrammar;
@@ -52,7 +55,7 @@ function copyOf(source: string): { copy: SyntaxNode; expected: SyntaxNode; hasEr
   const tree = parser.parse(source);
   if (!tree) throw new Error('no tree');
   try {
-    const copied = copySyntaxTree(tree.rootNode, grammar.tables, 60_000, 400);
+    const copied = copySyntaxTree(tree.rootNode, grammar.tables, 60_000, 400, grammar.cursorRuntime);
     if (!copied.ok) throw new Error(copied.reason);
     return { copy: copied.root, expected: askingEverything(tree), hasErrors: copied.hasErrors };
   } finally {
@@ -64,7 +67,56 @@ function containsError(node: SyntaxNode): boolean {
   return node.type === 'ERROR' || node.children.some(containsError);
 }
 
+/** The copy through the runtime's functions and the copy through TreeCursor, with the same limits. */
+function bothCopies(source: string, maxNodes: number, maxDepth: number): { direct: CopyResult; public: CopyResult } {
+  const tree = parser.parse(source);
+  if (!tree) throw new Error('no tree');
+  try {
+    return { direct: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth, grammar.cursorRuntime), public: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth) };
+  } finally {
+    tree.delete();
+  }
+}
+
+const TOKENS = [
+  'cat', 'sh -c', 'eval', 'git show', 'HEAD:.env', '.env', '~/.ssh/id_rsa', '$HOME', '${HOME:-x}', '${a[$(id)]}', '$X', '"', "'", '$(', ')', '`', '``', '<(', '>(',
+  '$((', '))', '{', '}', '{a,b}', '*', '[', ']', '[[', ']]', '|', '||', '&&', ';', ';;', '&', '\n', '>', '<>', '<', '2>&1', '<<<', '<<EOF\nx $y\nEOF\n', '\\',
+  '#', '!', '=', 'x=', 'a[1]=', 'if', 'then', 'fi', 'for', 'in', 'do', 'done', 'case', 'esac', '(', '$\'\\x2e\'', 'é', '🙂', ' ', ' ',
+];
+const shellish = fc.oneof(
+  fc.array(fc.constantFrom(...TOKENS), { maxLength: 30 }).map((tokens) => tokens.join(' ')),
+  fc.array(fc.constantFrom(...TOKENS), { maxLength: 20 }).map((tokens) => tokens.join('')),
+  fc.string({ unit: 'binary', maxLength: 120 }),
+);
+
 describe('copySyntaxTree', () => {
+  it('has the runtime\'s cursor functions to call directly', () => {
+    expect(grammar.cursorRuntime).toBeDefined();
+  });
+
+  it('copies every corpus command through the runtime\'s functions as through TreeCursor, at every node and depth limit', () => {
+    const sources = [...loadCorpus().map((entry) => entry.command), 'cat ``.env', 'cat "x', 'if true; then', '$(', 'echo `'];
+    for (const source of sources) {
+      expect(bothCopies(source, 60_000, 400).direct, source).toEqual(bothCopies(source, 60_000, 400).public);
+      for (const [maxNodes, maxDepth] of [[3, 400], [12, 400], [60_000, 3], [60_000, 6]] as const) {
+        const { direct, public: expected } = bothCopies(source, maxNodes, maxDepth);
+        expect(direct, `${source} (${maxNodes} nodes, depth ${maxDepth})`).toEqual(expected);
+      }
+    }
+  });
+
+  it('copies generated commands through the runtime\'s functions as through TreeCursor', () => {
+    fc.assert(
+      fc.property(shellish, fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 40 }), (source, maxNodes, maxDepth) => {
+        const unlimited = bothCopies(source, 60_000, 400);
+        expect(unlimited.direct).toEqual(unlimited.public);
+        const limited = bothCopies(source, maxNodes, maxDepth);
+        expect(limited.direct).toEqual(limited.public);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('copies every corpus command, and broken ones, as a walk asking everything sees them', () => {
     // Commands with an empty `` are refused by the copy (below), so they are not compared.
     const sources = [...loadCorpus().map((entry) => entry.command).filter((command) => !/`\s*`/.test(command)), 'cat "x', 'if true; then', 'cat <> f', 'cmd 2>&1 <<< text', '$(', 'a && ', 'echo `', "echo $'\\x2e"];
