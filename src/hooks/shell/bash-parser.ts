@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Language, Parser } from 'web-tree-sitter';
 import { MAX_TREE_DEPTH, PARSE_TIME_BUDGET_MS } from './analysis-limits.js';
 import { grammarWasmCompiled, grammarWasmFiles, precompileGrammarWasm, readGrammarWasm } from './grammar-wasm.js';
+import { plainCommandTree } from './plain-command-tree.js';
 import { cursorRuntimeOf, type CursorRuntime } from './runtime-cursor.js';
 import { copySyntaxTree, findSyntaxError, grammarTables, repairRedirections, type GrammarTables, type SyntaxNode } from './syntax-tree.js';
 import { SyntaxTreeCache, type SyntaxTreeCacheBounds } from './syntax-tree-cache.js';
@@ -42,6 +43,9 @@ class TreeSitterBashParser implements BashParser {
   ) {}
 
   parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
+    const plain = plainCommandTree(source);
+    // Its node count is the tree's descendant count too: one check stands for both of the parser's.
+    if (plain !== undefined) return plain.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: plain.root, nodes: plain.nodes };
     // Only a script parsed without a time budget is kept: parsing it again would give the same tree.
     const cache = source.length > TIMED_PARSE_LENGTH ? undefined : this.cache;
     const cached = cache?.get(source);
