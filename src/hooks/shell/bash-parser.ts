@@ -43,13 +43,18 @@ class TreeSitterBashParser implements BashParser {
   ) {}
 
   parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
-    const plain = plainCommandTree(source);
-    // Its node count is the tree's descendant count too: one check stands for both of the parser's.
-    if (plain !== undefined) return plain.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: plain.root, nodes: plain.nodes };
     // Only a script parsed without a time budget is kept: parsing it again would give the same tree.
     const cache = source.length > TIMED_PARSE_LENGTH ? undefined : this.cache;
     const cached = cache?.get(source);
     if (cached !== undefined) return cached.descendants > nodeBudget || cached.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: cached.root, nodes: cached.nodes };
+    const plain = plainCommandTree(source);
+    if (plain !== undefined) {
+      // Its node count is the tree's descendant count too: one check stands for both of the parser's.
+      if (plain.nodes > nodeBudget) return TOO_LARGE;
+      // Kept like a parsed tree: a command seen before costs one lookup either way.
+      cache?.add(source, { root: plain.root, nodes: plain.nodes, descendants: plain.nodes });
+      return { ok: true, root: plain.root, nodes: plain.nodes };
+    }
     let tree;
     if (source.length > TIMED_PARSE_LENGTH) {
       const deadline = Math.min(monotonicMs() + PARSE_TIME_BUDGET_MS, analysisDeadline);
