@@ -56,7 +56,7 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   let defect: Defect | undefined;
   let beforeRecordChecks = false;
   const checkpointSeqs: number[] = [];
-  outer: for await (const lines of readLines(path, { end: options.end, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
+  outer: for await (const lines of readLines(path, { end: options.end, reuseBuffer: true, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
     for (const line of lines) {
       if (options.deferRecordChecks) {
         const found = checker.checkDeferringRecord(line);

@@ -61,7 +61,7 @@ export async function runReplayPass(path: string, options: ReplayPassOptions): P
   const checkRecords = options.checkRecords === true;
   // The seq a record defect is reported at: the number of lines before it, which all passed.
   let lineIndex = 0;
-  for await (const lines of readLines(path, { end: options.end, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
+  for await (const lines of readLines(path, { end: options.end, reuseBuffer: true, onChunk, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }) })) {
     // Replay stops at the first line it cannot replay, keeping every verdict before it: those
     // records come first in seq order, so a violation among them is the first defect whatever
     // the chain checks find from that line on, and how the file was split into reads must not

@@ -63,6 +63,30 @@ describe('readLines', () => {
     );
   });
 
+  it('yields the same lines and chunks reading into one reused buffer (reuseBuffer) as into a fresh one per chunk', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Lines shorter and longer than a chunk, an unterminated tail, lines past the limit.
+        fc.array(fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', '\n'), maxLength: 40 }), fc.constant('\n'), fc.string({ unit: fc.constantFrom('c', 'd'), minLength: 60, maxLength: 200 })), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 250 }),
+        fc.nat(),
+        async (pieces, chunkBytes, maxLineBytes, endPick) => {
+          const text = pieces.join('');
+          // Past the file's size too: the last read then finds nothing, and the tail is what was carried.
+          const end = endPick % (text.length + 10);
+          const chunks = { fresh: [] as string[], reused: [] as string[] };
+          const fresh = await readAll(Buffer.from(text, 'latin1'), { end, chunkBytes, maxLineBytes, onChunk: (chunk) => chunks.fresh.push(chunk.toString('latin1')) });
+          const reused = await readAll(Buffer.from(text, 'latin1'), { end, chunkBytes, maxLineBytes, reuseBuffer: true, onChunk: (chunk) => chunks.reused.push(chunk.toString('latin1')) });
+          expect(reused).toEqual(fresh);
+          expect(reused).toEqual(expectedLines(text.slice(0, end), 0, maxLineBytes));
+          expect(chunks.reused).toEqual(chunks.fresh);
+        },
+      ),
+      { numRuns: 400, seed: 20261127 },
+    );
+  });
+
   it('stops at `end` and reports the bytes it read, once each, through onChunk', async () => {
     const text = 'first\nsecond line\nthird\nfourth, unfinished';
     const chunks: string[] = [];
