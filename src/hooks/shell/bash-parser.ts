@@ -39,8 +39,11 @@ class TreeSitterBashParser implements BashParser {
     private readonly parser: Parser,
     private readonly tables: GrammarTables,
     private readonly cache: SyntaxTreeCache | undefined,
-    private readonly runtime: CursorRuntime | undefined,
+    private readonly cursorRuntime: () => CursorRuntime | undefined,
   ) {}
+
+  /** Trees to copy through web-tree-sitter's public cursor before the runtime's own functions are probed (directCursor). */
+  private publicCopiesLeft = PUBLIC_COPIES_BEFORE_PROBE;
 
   parse(source: string, nodeBudget: number, analysisDeadline = Infinity): ParseResult {
     // Only a script parsed without a time budget is kept: parsing it again would give the same tree.
@@ -72,7 +75,7 @@ class TreeSitterBashParser implements BashParser {
       // One call tells the size; an oversized tree is refused before any copying.
       const descendants = root.descendantCount;
       if (descendants > nodeBudget) return TOO_LARGE;
-      const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH, this.runtime);
+      const copy = copySyntaxTree(root, this.tables, nodeBudget, MAX_TREE_DEPTH, this.directCursor());
       if (!copy.ok) {
         if (copy.reason === 'too_deep') return { ok: false, message: `the command nests too deeply (at offset ${copy.offset})` };
         if (copy.reason === 'empty_backquotes') return { ok: false, message: `the bash grammar misreads the empty command substitution at offset ${copy.offset}; write "" instead of \`\`` };
@@ -92,15 +95,31 @@ class TreeSitterBashParser implements BashParser {
       tree.delete();
     }
   }
+
+  private directCursor(): CursorRuntime | undefined {
+    if (this.publicCopiesLeft === 0) return this.cursorRuntime();
+    this.publicCopiesLeft -= 1;
+    return undefined;
+  }
 }
 
 /** The bash grammar loaded into web-tree-sitter, with its node type and field names. */
 export interface BashGrammar {
   language: Language;
   tables: GrammarTables;
-  /** The runtime's cursor functions, when they copy trees exactly as web-tree-sitter's TreeCursor does (runtime-cursor.ts). */
-  cursorRuntime?: CursorRuntime;
+  /**
+   * The runtime's cursor functions, when they copy trees exactly as web-tree-sitter's TreeCursor
+   * does (runtime-cursor.ts): probed on the first call, which costs a hook process about 5 ms.
+   */
+  cursorRuntime: () => CursorRuntime | undefined;
 }
+
+/**
+ * A hook process copies a tree or two and exits, and the direct cursor saves it microseconds
+ * where the probe costs milliseconds; a process that parses on (the proxy, the playground, the
+ * MCP wrapper) probes once, after this many trees.
+ */
+const PUBLIC_COPIES_BEFORE_PROBE = 16;
 
 let grammar: Promise<BashGrammar> | undefined;
 let parser: Promise<BashParser> | undefined;
@@ -128,7 +147,9 @@ export function loadBashGrammar(): Promise<BashGrammar> {
     const language = await Language.load(wasm.grammar);
     const tables = grammarTables(language);
     const runtime = cursorRuntimeOf(module);
-    return { language, tables, ...(runtime !== undefined && copiesAlike(language, tables, runtime) && { cursorRuntime: runtime }) };
+    let probed: { runtime: CursorRuntime | undefined } | undefined;
+    const cursorRuntime = (): CursorRuntime | undefined => (probed ??= { runtime: runtime !== undefined && copiesAlike(language, tables, runtime) ? runtime : undefined }).runtime;
+    return { language, tables, cursorRuntime };
   })();
   // A failed load (missing package files) must not stay cached as a rejected promise forever.
   grammar.catch(() => (grammar = undefined));

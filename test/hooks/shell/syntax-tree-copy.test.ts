@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Parser, type Tree } from 'web-tree-sitter';
-import { loadBashGrammar, type BashGrammar } from '../../../src/hooks/shell/bash-parser.js';
+import { createBashParser, loadBashGrammar, type BashGrammar } from '../../../src/hooks/shell/bash-parser.js';
 import { copySyntaxTree, type CopyResult, type SyntaxNode } from '../../../src/hooks/shell/syntax-tree.js';
 import { loadCorpus } from './corpus.js';
 
@@ -55,7 +55,7 @@ function copyOf(source: string): { copy: SyntaxNode; expected: SyntaxNode; hasEr
   const tree = parser.parse(source);
   if (!tree) throw new Error('no tree');
   try {
-    const copied = copySyntaxTree(tree.rootNode, grammar.tables, 60_000, 400, grammar.cursorRuntime);
+    const copied = copySyntaxTree(tree.rootNode, grammar.tables, 60_000, 400, grammar.cursorRuntime());
     if (!copied.ok) throw new Error(copied.reason);
     return { copy: copied.root, expected: askingEverything(tree), hasErrors: copied.hasErrors };
   } finally {
@@ -72,7 +72,7 @@ function bothCopies(source: string, maxNodes: number, maxDepth: number): { direc
   const tree = parser.parse(source);
   if (!tree) throw new Error('no tree');
   try {
-    return { direct: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth, grammar.cursorRuntime), public: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth) };
+    return { direct: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth, grammar.cursorRuntime()), public: copySyntaxTree(tree.rootNode, grammar.tables, maxNodes, maxDepth) };
   } finally {
     tree.delete();
   }
@@ -91,7 +91,18 @@ const shellish = fc.oneof(
 
 describe('copySyntaxTree', () => {
   it('has the runtime\'s cursor functions to call directly', () => {
-    expect(grammar.cursorRuntime).toBeDefined();
+    expect(grammar.cursorRuntime()).toBeDefined();
+  });
+
+  it('is probed for them only once a parser has copied 16 trees, which a hook process never does', () => {
+    let probes = 0;
+    const counted = createBashParser({ ...grammar, cursorRuntime: () => ((probes += 1), grammar.cursorRuntime()) }, { reuseParses: false });
+    const plain = createBashParser(grammar, { reuseParses: false });
+    for (let index = 0; index < 20; index += 1) {
+      const source = `cat "f${index}" | wc -l > out`;
+      expect(counted.parse(source, 1_000), source).toEqual(plain.parse(source, 1_000));
+      expect(probes, source).toBe(index < 16 ? 0 : index - 15);
+    }
   });
 
   it('copies every corpus command through the runtime\'s functions as through TreeCursor, at every node and depth limit', () => {
