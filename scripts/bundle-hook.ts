@@ -35,10 +35,11 @@ rmSync(outdir, { recursive: true, force: true });
  * without engine.cjs; the runtimes' protocols, to word a proxy's refusal) stay imports of the
  * modules tsc emitted, written relative to the bundle folder.
  */
+const OUTSIDE_ENTRY = /\/hooks\/(hook-process-engine|runtimes\/index)\.js$/;
 const modulesOutsideEntry: Plugin = {
   name: 'modules-outside-entry',
   setup(build) {
-    build.onResolve({ filter: /\/hooks\/(hook-process-engine|runtimes\/index)\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: `../../hooks/${args.path.slice(args.path.indexOf('/hooks/') + '/hooks/'.length)}`, external: true } : undefined));
+    build.onResolve({ filter: OUTSIDE_ENTRY }, (args) => (args.kind === 'dynamic-import' ? { path: `../../hooks/${OUTSIDE_ENTRY.exec(args.path)?.[1] ?? ''}.js`, external: true } : undefined));
   },
 };
 
