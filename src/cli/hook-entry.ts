@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { SvcError } from '../errors.js';
 import { findConfigUpward } from '../hooks/find-config.js';
+import { plainCommandTree } from '../hooks/shell/plain-command-tree.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
@@ -56,19 +57,32 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
 async function decideHere(runtime: string, stdin: string, options: HookCommandOptions, cliPath: string | undefined): Promise<Answer> {
   // Imported here, so forwarding to a proxy loads none of the builtins the loader needs (vm, crypto).
   const { loadHookEngine } = await import('./hook-engine.js');
-  const { runHook } = (await loadHookEngine(undefined, { precompileGrammar: mayRunShellCommand(stdin) })).engine;
+  const { runHook } = (await loadHookEngine(undefined, { precompileGrammar: mayNeedBashGrammar(stdin) })).engine;
   const run = await runHook({ runtime, stdin, timeoutMs: options.timeoutMs, ...(options.config !== undefined && { configFile: options.config }), ...(cliPath !== undefined && { cliPath }) });
   return { output: run.output, ...(run.mode && { mode: run.mode }), ...(run.evaluation && { decision: run.evaluation.decision, results: run.evaluation.results }) };
 }
 
 /**
- * Whether the event may carry a shell command, which the runtimes' shell tools mostly name
- * `command` (as a field, or inside their tool arguments). Only a hint for starting early on what
- * the analysis will need: the engine reads the event itself, and a wrong guess costs time, never a
- * different verdict.
+ * Whether the event may carry a shell command that needs the bash grammar: one that is not a
+ * plain command line (those are analyzed without it, src/hooks/run-hook.ts). The runtimes' shell
+ * tools mostly name the command `command`, as a field or inside their tool arguments. Only a hint
+ * for starting early on what the analysis will need: the engine reads the event itself, and a
+ * wrong guess costs time, never a different verdict.
  */
-function mayRunShellCommand(stdin: string): boolean {
-  return stdin.includes('command');
+function mayNeedBashGrammar(stdin: string): boolean {
+  if (!stdin.includes('command')) return false;
+  try {
+    return holdsCommandNeedingGrammar(JSON.parse(stdin) as unknown, 0);
+  } catch {
+    return true;
+  }
+}
+
+function holdsCommandNeedingGrammar(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  // Deeper than any runtime's event: not worth walking for a hint.
+  if (depth > 8) return true;
+  return Object.entries(value).some(([key, field]) => (key === 'command' ? typeof field !== 'string' || plainCommandTree(field) === undefined : holdsCommandNeedingGrammar(field, depth + 1)));
 }
 
 /**

@@ -13,7 +13,8 @@ import { localAuthorizer, proxyAuthorizer, type HookAuthorizer } from './hook-au
 import type { HookEvent, HookOutput, RuntimeProtocol } from './hook-event.js';
 import { startResidentProxy } from './resident-proxy.js';
 import { runtimeProtocol } from './runtimes/index.js';
-import { loadShellAnalyzer, resolveFilePath, type ShellAnalyzer } from './shell/index.js';
+import { analyzeWithoutGrammar, loadShellAnalyzer, resolveFilePath, type ShellAnalyzer } from './shell/index.js';
+import { plainCommandTree } from './shell/plain-command-tree.js';
 import { monotonicMs } from '../monotonic-clock.js';
 
 /**
@@ -42,7 +43,7 @@ export interface HookRun {
 export async function runHook(options: RunHookOptions): Promise<HookRun> {
   const protocol = runtimeProtocol(options.runtime);
   return decideWithin(protocol, options.stdin, options.timeoutMs, async (event) => {
-    if (needsShellAnalyzer(event)) loadShellAnalyzer().catch(() => undefined);
+    if (needsBashGrammar(event)) loadShellAnalyzer().catch(() => undefined);
     const loaded = await loadConfig(options.configFile ?? requireConfig(event.cwd));
     const deadline = monotonicMs() + options.timeoutMs;
     // The ledger opens (a lock, reads, waits on the disk) while the call is planned: parsing and
@@ -103,8 +104,11 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
   let analyzer: ShellAnalyzer | undefined;
   const base: PlanTools = {
     analyze: (command, context) => {
-      if (!analyzer) throw new SvcError('internal_error', 'the shell analyzer was not loaded');
-      return analyzer.analyze(command, context);
+      if (analyzer) return analyzer.analyze(command, context);
+      // Planning is over before anything is authorized, so the call can be planned again with the grammar.
+      const analysis = analyzeWithoutGrammar(command, context);
+      if (analysis === undefined) throw new GrammarNeeded();
+      return analysis;
     },
     resolvePath: resolveFilePath,
     protects: (path) => guard.protects(path, 'read'),
@@ -113,16 +117,32 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
   const tools = adapt ? adapt(base) : base;
   return {
     async decide(event, protocol, authorize) {
-      if (needsShellAnalyzer(event)) analyzer ??= await loadShellAnalyzer();
+      if (needsBashGrammar(event)) analyzer ??= await loadShellAnalyzer();
       const stepUp = config.hooks.stepUp === 'ask' && protocol.supports.ask ? 'ask' : 'deny';
-      const evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
+      let evaluation: HookEvaluation;
+      try {
+        evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
+      } catch (error) {
+        // A plain line that runs a script of another kind (`bash build.sh`, `npm test`).
+        if (!(error instanceof GrammarNeeded)) throw error;
+        analyzer = await loadShellAnalyzer();
+        evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
+      }
       return { output: protocol.formatVerdict(evaluation.verdict, event), evaluation };
     },
   };
 }
 
-function needsShellAnalyzer(event: HookEvent): boolean {
-  return event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell' && call.dialect === undefined);
+/** Thrown while planning by a process without the bash grammar when a command needs it. */
+class GrammarNeeded extends Error {}
+
+/**
+ * Whether a shell command of the event is more than a plain command line, so that analyzing it
+ * needs the bash grammar: loaded then as early as possible. A plain line is analyzed without it,
+ * unless it runs a script that is not (GrammarNeeded).
+ */
+function needsBashGrammar(event: HookEvent): boolean {
+  return event.event === 'tool' && [event.call, ...(event.additionalCalls ?? [])].some((call) => call.kind === 'shell' && call.dialect === undefined && plainCommandTree(call.command) === undefined);
 }
 
 /**

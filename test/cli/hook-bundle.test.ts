@@ -278,20 +278,32 @@ describe('svc hook claude-code from the bundle', () => {
     }
   });
 
-  it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded", () => {
+  it("denies a shell command, with the reason and nothing else on its output, when the parser's WebAssembly runtime cannot be loaded; a plain command line needs none", () => {
     const copy = copyOfDist('svc-hook-bundle-broken-wasm-');
     try {
       const runtime = join(copy, 'dist/src/cli/hook-bundle/tree-sitter.wasm');
       writeFileSync(runtime, readFileSync(runtime).subarray(0, 1000));
-      rmSync(ws, { recursive: true, force: true });
-      cpSync(snapshot, ws, { recursive: true });
-      const run = spawnSync(process.execPath, [join(copy, 'dist/src/cli/main.js'), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command: 'ls' }), encoding: 'utf8' });
-      // Before, an unhandled rejection inside web-tree-sitter ended the process: exit 1, no answer.
-      expect(run.status, run.stderr.slice(-400)).toBe(0);
-      expect(run.stderr.length, run.stderr.slice(-400)).toBe(0);
-      const output = JSON.parse(run.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
-      expect(output.hookSpecificOutput.permissionDecision).toBe('deny');
-      expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/^svc could not decide this call, so it is denied to be safe: .*WebAssembly/);
+      const hook = (command: string, executable: string): { status: number | null; stdout: string; stderr: string } => {
+        rmSync(ws, { recursive: true, force: true });
+        cpSync(snapshot, ws, { recursive: true });
+        return spawnSync(process.execPath, [join(copy, 'dist/src/cli', executable), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command }), encoding: 'utf8' });
+      };
+      for (const executable of ['main.js', 'svc.cjs']) {
+        const run = hook('ls | head -n 3', executable);
+        // Before, an unhandled rejection inside web-tree-sitter ended the process: exit 1, no answer.
+        expect(run.status, run.stderr.slice(-400)).toBe(0);
+        expect(run.stderr.length, run.stderr.slice(-400)).toBe(0);
+        const output = JSON.parse(run.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+        expect(output.hookSpecificOutput.permissionDecision).toBe('deny');
+        expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/^svc could not decide this call, so it is denied to be safe: .*WebAssembly/);
+        // A plain line is analyzed without the grammar, so without loading any WebAssembly: no opinion, as with a working parser.
+        const plain = hook('ls -la src', executable);
+        expect({ status: plain.status, stdout: plain.stdout, stderr: plain.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+        // ... but one that runs a script only the grammar reads still needs it.
+        writeFileSync(join(ws, 'build.sh'), 'ls | head -n 3\n');
+        const script = spawnSync(process.execPath, [join(copy, 'dist/src/cli', executable), 'hook', 'claude-code'], { cwd: ws, env, input: event('Bash', { command: 'bash build.sh' }), encoding: 'utf8' });
+        expect(script.stdout).toMatch(/"permissionDecision":"deny".*WebAssembly/);
+      }
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

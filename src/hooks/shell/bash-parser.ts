@@ -34,6 +34,26 @@ const CACHE_BOUNDS: SyntaxTreeCacheBounds = { nodes: 50_000, characters: 500_000
 
 const TOO_LARGE: ParseResult = Object.freeze({ ok: false, message: 'the command is too large to analyze', limit: true });
 
+/**
+ * The parser of a process that has not loaded the grammar: plain command lines only
+ * (plain-command-tree.ts). A hook process analyzes one command and exits, and for a plain line,
+ * about a third of what agents run, loading the WebAssembly runtime and the grammar would be most
+ * of its analysis. Asked for any other script (the line, or a script it runs), it fails and
+ * remembers that it did: the caller loads the grammar and analyzes again (analyzeWithoutGrammar).
+ */
+export class PlainCommandParser implements BashParser {
+  grammarNeeded = false;
+
+  parse(source: string, nodeBudget: number): ParseResult {
+    const plain = plainCommandTree(source);
+    if (plain === undefined) {
+      this.grammarNeeded = true;
+      return { ok: false, message: 'the bash grammar is not loaded' };
+    }
+    return plain.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: plain.root, nodes: plain.nodes };
+  }
+}
+
 class TreeSitterBashParser implements BashParser {
   constructor(
     private readonly parser: Parser,

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { MAX_COMMAND_BYTES } from './analysis-limits.js';
 import { AnalysisSession } from './analysis-session.js';
-import { loadBashParser, type BashParser } from './bash-parser.js';
+import { loadBashParser, PlainCommandParser, type BashParser } from './bash-parser.js';
 import { cdpathOf } from './cdpath.js';
 import { DEFAULT_GLOB_OPTIONS } from './glob-expansion.js';
 import { UnanalyzableCommand } from './operation-log.js';
@@ -26,6 +26,17 @@ export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
   loading ??= loadBashParser().then(createShellAnalyzer);
   loading.catch(() => (loading = undefined));
   return loading;
+}
+
+/**
+ * The analysis of `command` without the bash grammar, for a process that has not loaded it: the
+ * same analysis as the analyzer's when the line and every script it runs are plain command lines
+ * (plain-command-tree.ts), and undefined otherwise, when only the grammar can tell.
+ */
+export function analyzeWithoutGrammar(command: string, context: ShellContext): ShellAnalysis | undefined {
+  const parser = new PlainCommandParser();
+  const analysis = new BashShellAnalyzer(parser).analyze(command, context);
+  return parser.grammarNeeded ? undefined : analysis;
 }
 
 /** An analyzer over `parser` (loadShellAnalyzer's is the process' own). */
