@@ -36,9 +36,9 @@ const TOO_LARGE: ParseResult = Object.freeze({ ok: false, message: 'the command 
 
 /**
  * The parser of a process that has not loaded the grammar: plain command lines only
- * (plain-command-tree.ts). A hook process analyzes one command and exits, and for a plain line,
- * about a third of what agents run, loading the WebAssembly runtime and the grammar would be most
- * of its analysis. Asked for any other script (the line, or a script it runs), it fails and
+ * (plain-command-tree.ts). A hook process analyzes one command and exits, and for a plain line
+ * (much of what agents run) loading the WebAssembly runtime and the grammar would be most of its
+ * analysis. Asked for any other script (the line, or a script it runs), it fails and
  * remembers that it did: the caller loads the grammar and analyzes again (analyzeWithoutGrammar).
  */
 export class PlainCommandParser implements BashParser {
