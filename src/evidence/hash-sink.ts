@@ -1,5 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 
+const NEWLINE = 0x0a;
+
 /** The size of the buffers a sink fills (and hands off, full or at the end). */
 export const SINK_BUFFER_BYTES = 1 << 18;
 
@@ -44,6 +46,23 @@ export class HashSink {
     const written = this.buffer.write(line, this.used);
     this.used += written;
     this.length += written;
+  }
+
+  /** `write(`${text}\n`)`, without making that string: the text is encoded, then the newline byte added. */
+  writeLine(text: string): void {
+    // A UTF-8 encoding takes at most 3 bytes per UTF-16 code unit; one more for the newline.
+    const room = text.length * 3 + 1;
+    if (this.used + room > this.buffer.length) {
+      this.flush();
+      if (room > this.buffer.length) {
+        this.writeBytes(Buffer.from(`${text}\n`, 'utf8'));
+        return;
+      }
+    }
+    const written = this.buffer.write(text, this.used);
+    this.buffer[this.used + written] = NEWLINE;
+    this.used += written + 1;
+    this.length += written + 1;
   }
 
   /** The sha256 hex of everything written; only for a sink that hashes itself. */

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { isSha256Text, toSha256 } from '../events/canonical.js';
 import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
@@ -102,7 +103,10 @@ export async function runReplayPass(path: string, options: ReplayPassOptions): P
 function parseLine(line: RawLine | undefined): CheckedRecord | undefined {
   if (line === undefined || !line.terminated) return undefined;
   try {
-    const record = JSON.parse(line.bytes.toString('utf8')) as LedgerRecord;
+    // An ASCII line (nearly every one) is the same text decoded as latin1, a plain copy, where
+    // UTF-8 decoding first checks every byte; the chain checks decode their lines the same way.
+    const bytes = line.bytes;
+    const record = JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')) as LedgerRecord;
     return { record, offset: line.offset, length: line.bytes.length + 1, leafHash: NO_HASH };
   } catch {
     return undefined;
@@ -178,7 +182,7 @@ async function replayIntoSinks(path: string, options: ReplayDigestOptions, sinks
 
 /** A HashSink as the replay's sink, taking rows built as bytes as they are. */
 function byteSinkOf(sink: HashSink): ByteProjectionSink {
-  return Object.assign((line: string) => sink.write(line), { writeBytes: (bytes: Uint8Array) => sink.writeBytes(bytes) });
+  return Object.assign((line: string) => sink.write(line), { writeBytes: (bytes: Uint8Array) => sink.writeBytes(bytes), writeLine: (text: string) => sink.writeLine(text) });
 }
 
 /** A piece of a projection's bytes as the replay worker posts it: the shared slot it filled (see sink-slots.ts) and how far. */

@@ -23,6 +23,12 @@ export type ProjectionSink = (line: string) => void;
 export interface ByteProjectionSink extends ProjectionSink {
   /** The bytes are read at once: the caller may reuse their memory afterwards. */
   writeBytes(bytes: Uint8Array): void;
+  /**
+   * The next line as its text without the newline, which the sink adds: `${text}\n` would be a
+   * new string, copied whole (flattened) before it is encoded, for every row serialized as one
+   * flat string (JSON.stringify's), where the sink can encode the text and add one byte.
+   */
+  writeLine?(text: string): void;
 }
 
 const NEWLINE = new Uint8Array([0x0a]);
@@ -93,6 +99,7 @@ export class Replay {
       return;
     }
     const text = typeof row === 'string' ? row : view.sortedRows ? JSON.stringify(row) : canonicalJson(row);
-    sink(`${text}\n`);
+    if ('writeLine' in sink && sink.writeLine !== undefined) sink.writeLine(text);
+    else sink(`${text}\n`);
   }
 }
