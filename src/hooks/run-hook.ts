@@ -123,7 +123,7 @@ export function hookDecider(loaded: LoadedConfig, home: string = homedir(), adap
       try {
         evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
       } catch (error) {
-        // A plain line that runs a script of another kind (`bash build.sh`, `npm test`).
+        // A plain line that runs a script only the grammar can read (`bash build.sh`).
         if (!(error instanceof GrammarNeeded)) throw error;
         analyzer = await loadShellAnalyzer();
         evaluation = await evaluateHookEvent(event, { tools, authorize, stepUp });
