@@ -23,9 +23,10 @@ import type { SyntaxNode } from './syntax-tree.js';
  */
 const NAME = /^[A-Za-z_./][A-Za-z0-9_./-]*$/;
 const ARGUMENT = /^(?:[A-Za-z_./~:,@%+]|-(?![0-9]))[A-Za-z0-9_./~:,@%+-]*$/;
-/** A redirection written as one token: `2>/dev/null`, `2>>log` (descriptor, operator, destination), `2>&1`. */
+/** A redirection written as one token: `2>/dev/null`, `2>>log` (descriptor, operator, destination). */
 const JOINED_REDIRECT = /^2(>>?)(.+)$/;
-const DUPLICATION = /^([12])>&([12])$/;
+/** `2>&1` and `1>&2`: a descriptor made a copy of the other. */
+const DUPLICATION = /^[12]>&[12]$/;
 const SPACED_OPERATORS: ReadonlySet<string> = new Set(['>', '>>', '<']);
 const TOKEN = /[^ ]+/g;
 const DESCRIPTOR = /^[0-9]/;
@@ -120,8 +121,7 @@ function redirection(tokens: readonly Token[], index: number): { node: SyntaxNod
     const children = [node(token.text, false, undefined, token.start, token.end), node('word', true, 'destination', destination.start, destination.end)];
     return { node: node('file_redirect', true, 'redirect', token.start, destination.end, children), next: index + 2 };
   }
-  const duplication = DUPLICATION.exec(token.text);
-  if (duplication !== null) {
+  if (DUPLICATION.test(token.text)) {
     const children = [node('file_descriptor', true, 'descriptor', token.start, token.start + 1), node('>&', false, undefined, token.start + 1, token.start + 3), node('number', true, 'destination', token.start + 3, token.end)];
     return { node: node('file_redirect', true, 'redirect', token.start, token.end, children), next: index + 1 };
   }
