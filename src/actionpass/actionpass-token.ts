@@ -66,31 +66,37 @@ export interface PassExpectations {
 
 /** Printable, bounded, no control characters: identifiers end up in messages and the ledger. */
 const NO_CONTROL = /^[^\p{Cc}]*$/u;
-const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'contains control characters');
-// The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
-const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
-const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
 
-export const claimsSchema = z
-  .strictObject({
-    iss: text(200),
-    sub: z.string().regex(/^agent:[^\s\p{Cc}]{1,128}$/u, 'expected agent:<name>'),
-    aud: text(200),
-    iat: numericDateSchema,
-    nbf: numericDateSchema,
-    exp: numericDateSchema,
-    jti: identifier,
-    tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
-    tool: text(400),
-    resource: text(1100),
-    actionId: identifier,
-    actionHash: hash,
-    payloadHash: hash,
-    policyHash: hash,
-    decisionSeq: z.number().int().min(0),
-    approvalId: identifier.optional(),
-  })
-  .refine((claims) => claims.nbf <= claims.exp && claims.iat <= claims.exp, 'exp is before nbf or iat: the pass is never valid');
+/**
+ * Built on first use (z.lazy): issuing checks claims by hand first (issuable-claims.ts), so a
+ * process that issues passes without verifying one, such as a hook process, never builds it.
+ */
+export const claimsSchema = z.lazy(() => {
+  const text = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'contains control characters');
+  // The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
+  const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
+  const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
+  return z
+    .strictObject({
+      iss: text(200),
+      sub: z.string().regex(/^agent:[^\s\p{Cc}]{1,128}$/u, 'expected agent:<name>'),
+      aud: text(200),
+      iat: numericDateSchema,
+      nbf: numericDateSchema,
+      exp: numericDateSchema,
+      jti: identifier,
+      tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
+      tool: text(400),
+      resource: text(1100),
+      actionId: identifier,
+      actionHash: hash,
+      payloadHash: hash,
+      policyHash: hash,
+      decisionSeq: z.number().int().min(0),
+      approvalId: identifier.optional(),
+    })
+    .refine((claims) => claims.nbf <= claims.exp && claims.iat <= claims.exp, 'exp is before nbf or iat: the pass is never valid');
+});
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(claims)'}: ${issue.message}`).join('; ');

@@ -54,25 +54,27 @@ export interface ApprovalExpectations {
   clockSkewSeconds?: number;
 }
 
-// The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
-const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
-const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
-
-const claimsSchema = z
-  .strictObject({
-    approvalId: identifier,
-    actionId: identifier,
-    actionHash: hash,
-    payloadHash: hash,
-    approvedBy: z.string().regex(REVIEWER_IDENTITY_PATTERN, 'expected user:<email>'),
-    mode: z.enum(['human', 'policy_override']),
-    // Free text from a person: tabs and line feeds are fine, other control characters are not.
-    reason: z.string().max(4096).regex(/^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/u, 'contains control characters other than tab and line feed'),
-    iat: numericDateSchema,
-    exp: numericDateSchema,
-    tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
-  })
-  .refine((claims) => claims.iat <= claims.exp, 'exp is before iat: the approval is never valid');
+// Built on first use (z.lazy): most processes never sign or verify an approval.
+const claimsSchema = z.lazy(() => {
+  // The ledger catalogue's identifier form, so a token never carries an id the ledger would refuse.
+  const identifier = z.string().regex(/^[A-Za-z0-9._:@/+-]{1,200}$/, 'expected an identifier of 1-200 letters, digits or ._:@/+-');
+  const hash = z.string().regex(SHA256_PATTERN, 'expected sha256:<64 lowercase hex digits>');
+  return z
+    .strictObject({
+      approvalId: identifier,
+      actionId: identifier,
+      actionHash: hash,
+      payloadHash: hash,
+      approvedBy: z.string().regex(REVIEWER_IDENTITY_PATTERN, 'expected user:<email>'),
+      mode: z.enum(['human', 'policy_override']),
+      // Free text from a person: tabs and line feeds are fine, other control characters are not.
+      reason: z.string().max(4096).regex(/^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/u, 'contains control characters other than tab and line feed'),
+      iat: numericDateSchema,
+      exp: numericDateSchema,
+      tenant: z.string().regex(/^org:[^\s\p{Cc}]{1,63}$/u, 'expected org:<name>'),
+    })
+    .refine((claims) => claims.iat <= claims.exp, 'exp is before iat: the approval is never valid');
+});
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(claims)'}: ${issue.message}`).join('; ');

@@ -87,10 +87,11 @@ export interface DeferredCheckDefect {
 export interface ChainCheckerOptions {
   /**
    * Hand out accepted records as JSON.parse made them (`checkParsedRecord`) rather than as the
-   * catalogue's copies: same verdicts and values, keys in the line's order. For a reader that
-   * needs the verdict, not records to pass on: it skips a copy of every record.
+   * catalogue's copies: same verdicts and values, keys in the line's order. It skips a copy of
+   * every record, and a process that reads only valid records never builds the catalogue's zod
+   * schemas (a hook process reads a few as it opens the ledger).
    */
-  verdictOnly?: boolean;
+  parsedRecords?: boolean;
 }
 
 export class ChainChecker {
@@ -111,7 +112,7 @@ export class ChainChecker {
     private readonly pinnedKey?: Buffer,
     options: ChainCheckerOptions = {},
   ) {
-    this.checkParsed = options.verdictOnly ? checkParsedRecord : checkRecord;
+    this.checkParsed = options.parsedRecords ? checkParsedRecord : checkRecord;
   }
 
   get size(): number {
@@ -256,8 +257,8 @@ export class ChainChecker {
    * A checker positioned where `snapshot` was taken. It trusts the snapshot for the records before
    * that point; the caller must make sure the snapshot describes the file it goes on reading.
    */
-  static fromSnapshot(snapshot: ChainSnapshot): ChainChecker {
-    const checker = new ChainChecker();
+  static fromSnapshot(snapshot: ChainSnapshot, options: ChainCheckerOptions = {}): ChainChecker {
+    const checker = new ChainChecker(undefined, options);
     const tree = CompactRange.fromSnapshot(snapshot.tree);
     if (tree.size !== snapshot.size || snapshot.size < 1) throw new RangeError(`a snapshot of ${snapshot.size} records has a tree of ${tree.size}`);
     if (!SHA256_PATTERN.test(snapshot.headHash)) throw new RangeError(`a snapshot's head hash must be sha256:<64 lowercase hex>, not ${snapshot.headHash}`);

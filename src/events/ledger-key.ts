@@ -19,7 +19,7 @@ export function keysDirectoryOf(ledgerPath: string): string {
 
 /** The genesis record of a ledger, if its first line is a valid one. */
 export async function readGenesis(ledgerPath: string): Promise<RecordOf<'ledger.genesis'> | undefined> {
-  const checker = new ChainChecker();
+  const checker = new ChainChecker(undefined, { parsedRecords: true });
   for await (const lines of readLines(ledgerPath, { chunkBytes: 64 * 1024 })) {
     const first = lines[0];
     if (!first) return undefined;

@@ -90,7 +90,7 @@ export async function scanLedger(path: string, options: ScanOptions = {}): Promi
     if (sidecar && sidecar.size > 0) return { kind: 'corrupt', defect: { code: 'root_mismatch', message: `the ledger is missing but its checkpoint covers ${sidecar.size} records` } };
     return { kind: 'missing' };
   }
-  const checker = options.from?.checker ?? new ChainChecker(options.pinnedKey);
+  const checker = options.from?.checker ?? new ChainChecker(options.pinnedKey, { parsedRecords: true });
   let validBytes = options.from?.bytes ?? 0;
   // A sidecar older than the resume point cannot be checked from here: only a full scan can.
   if (sidecar && sidecar.size < checker.size) return { kind: 'corrupt', defect: { code: 'root_mismatch', message: `the checkpoint sidecar covers ${sidecar.size} records, fewer than the ${checker.size} of the resume point` } };

@@ -7,7 +7,8 @@ import * as z from 'zod';
  */
 export const MAX_NUMERIC_DATE = 253_402_300_799;
 
-export const numericDateSchema = z.number().int().min(0).max(MAX_NUMERIC_DATE, 'a NumericDate after 9999-12-31T23:59:59Z');
+// Built on first use (z.lazy), like the schemas that use it.
+export const numericDateSchema = z.lazy(() => z.number().int().min(0).max(MAX_NUMERIC_DATE, 'a NumericDate after 9999-12-31T23:59:59Z'));
 
 /** `numericDateSchema`'s verdict without zod, for the hand-written checks on hot paths (catalogue-guard.ts, issuable-claims.ts). */
 export function isNumericDate(value: unknown): value is number {

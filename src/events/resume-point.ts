@@ -57,7 +57,7 @@ export async function readResumePoint(ledgerPath: string, fileSize: number): Pro
   const headLine = Buffer.from(chain.headLine, 'utf8');
   if (toSha256(hashLeaf(headLine)) !== chain.headHash || !(await endsWithLine(ledgerPath, bytes, headLine))) return undefined;
   try {
-    return { bytes, checker: ChainChecker.fromSnapshot(chain), projection: point.projection };
+    return { bytes, checker: ChainChecker.fromSnapshot(chain, { parsedRecords: true }), projection: point.projection };
   } catch {
     return undefined;
   }

@@ -50,7 +50,7 @@ export interface ChainSummary {
  * the projections over the same bytes, so the two halves of the work use both cores.
  */
 export async function runChainPass(path: string, options: ChainPassOptions): Promise<ChainSummary> {
-  const checker = new ChainChecker(options.pinnedKey === undefined ? undefined : Buffer.from(options.pinnedKey, 'base64'), { verdictOnly: true });
+  const checker = new ChainChecker(options.pinnedKey === undefined ? undefined : Buffer.from(options.pinnedKey, 'base64'), { parsedRecords: true });
   const fileHash = options.fileDigest ? createHash('sha256') : undefined;
   let rootAtSize = options.rootAtSize === 0 ? checker.tree.root() : undefined;
   let defect: Defect | undefined;

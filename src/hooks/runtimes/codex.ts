@@ -34,21 +34,23 @@ import { claudeStyleToolCalls } from './claude-style-tools.js';
  */
 const RUNTIME = 'codex';
 
-const common = {
-  session_id: z.string(),
-  cwd: z.string(),
-  turn_id: z.string().optional(),
-  model: z.string().optional(),
-  permission_mode: z.string().optional(),
-  transcript_path: z.string().nullable().optional(),
-};
+// Built on first use (z.lazy): a hook process serves one runtime and builds only that one's schemas.
+const inputSchema = z.lazy(() => {
+  const common = {
+    session_id: z.string(),
+    cwd: z.string(),
+    turn_id: z.string().optional(),
+    model: z.string().optional(),
+    permission_mode: z.string().optional(),
+    transcript_path: z.string().nullable().optional(),
+  };
+  return z.discriminatedUnion('hook_event_name', [
+    z.object({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_use_id: z.string().optional(), tool_input: z.record(z.string(), z.unknown()) }),
+    z.object({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
+  ]);
+});
 
-const inputSchema = z.discriminatedUnion('hook_event_name', [
-  z.object({ ...common, hook_event_name: z.literal('PreToolUse'), tool_name: z.string().min(1), tool_use_id: z.string().optional(), tool_input: z.record(z.string(), z.unknown()) }),
-  z.object({ ...common, hook_event_name: z.literal('UserPromptSubmit'), prompt: z.string() }),
-]);
-
-const commandInput = z.object({ command: z.string() });
+const commandInput = z.lazy(() => z.object({ command: z.string() }));
 
 export const codexProtocol: RuntimeProtocol = {
   runtime: RUNTIME,
@@ -70,7 +72,7 @@ export const codexProtocol: RuntimeProtocol = {
   },
 };
 
-const bashInput = z.object({ command: z.string(), workdir: z.string().nullable().optional(), cwd: z.string().nullable().optional() });
+const bashInput = z.lazy(() => z.object({ command: z.string(), workdir: z.string().nullable().optional(), cwd: z.string().nullable().optional() }));
 
 function toolCalls(name: string, input: Record<string, unknown>): { call: ToolCall; additionalCalls?: ToolCall[] } {
   if (name === 'Bash') {

@@ -32,14 +32,15 @@ import {
  */
 const RUNTIME = 'copilot';
 
-const common = {
+// Built on first use (z.lazy): a hook process serves one runtime and builds only that one's schemas.
+const commonFields = () => ({
   sessionId: z.string().optional(),
   timestamp: z.union([z.number(), z.string()]).optional(),
   cwd: z.string(),
-};
+});
 
-const toolSchema = z.object({ ...common, toolName: z.string().min(1), toolArgs: z.union([z.string(), z.record(z.string(), z.unknown())]) });
-const promptSchema = z.object({ ...common, prompt: z.string() });
+const toolSchema = z.lazy(() => z.object({ ...commonFields(), toolName: z.string().min(1), toolArgs: z.union([z.string(), z.record(z.string(), z.unknown())]) }));
+const promptSchema = z.lazy(() => z.object({ ...commonFields(), prompt: z.string() }));
 
 export const copilotProtocol: RuntimeProtocol = {
   runtime: RUNTIME,

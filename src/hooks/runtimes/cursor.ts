@@ -35,32 +35,33 @@ import { mcpCalls } from './mcp-calls.js';
  */
 const RUNTIME = 'cursor';
 
-const common = {
-  conversation_id: z.string(),
-  generation_id: z.string().optional(),
-  workspace_roots: z.array(z.string()).optional(),
-  cwd: z.string().optional(),
-};
-
-/** Cursor has sent `tool_input` both as an object and as a JSON-encoded string. */
-const toolInput = z.union([z.record(z.string(), z.unknown()), z.string()]);
-
-const inputSchema = z.discriminatedUnion('hook_event_name', [
-  z.object({ ...common, hook_event_name: z.literal('beforeShellExecution'), command: z.string() }),
-  z.object({
-    ...common,
-    hook_event_name: z.literal('beforeMCPExecution'),
-    tool_name: z.string().min(1),
-    tool_input: toolInput.optional(),
-    mcp_server_name: z.string().optional(),
-    server_name: z.string().optional(),
-    url: z.string().optional(),
-    command: z.string().optional(),
-  }),
-  z.object({ ...common, hook_event_name: z.literal('beforeReadFile'), file_path: z.string() }),
-  z.object({ ...common, hook_event_name: z.literal('beforeSubmitPrompt'), prompt: z.string() }),
-  z.object({ ...common, hook_event_name: z.literal('preToolUse'), tool_name: z.string().min(1), tool_input: toolInput }),
-]);
+// Built on first use (z.lazy): a hook process serves one runtime and builds only that one's schemas.
+const inputSchema = z.lazy(() => {
+  const common = {
+    conversation_id: z.string(),
+    generation_id: z.string().optional(),
+    workspace_roots: z.array(z.string()).optional(),
+    cwd: z.string().optional(),
+  };
+  /** Cursor has sent `tool_input` both as an object and as a JSON-encoded string. */
+  const toolInput = z.union([z.record(z.string(), z.unknown()), z.string()]);
+  return z.discriminatedUnion('hook_event_name', [
+    z.object({ ...common, hook_event_name: z.literal('beforeShellExecution'), command: z.string() }),
+    z.object({
+      ...common,
+      hook_event_name: z.literal('beforeMCPExecution'),
+      tool_name: z.string().min(1),
+      tool_input: toolInput.optional(),
+      mcp_server_name: z.string().optional(),
+      server_name: z.string().optional(),
+      url: z.string().optional(),
+      command: z.string().optional(),
+    }),
+    z.object({ ...common, hook_event_name: z.literal('beforeReadFile'), file_path: z.string() }),
+    z.object({ ...common, hook_event_name: z.literal('beforeSubmitPrompt'), prompt: z.string() }),
+    z.object({ ...common, hook_event_name: z.literal('preToolUse'), tool_name: z.string().min(1), tool_input: toolInput }),
+  ]);
+});
 
 type CursorInput = z.output<typeof inputSchema>;
 

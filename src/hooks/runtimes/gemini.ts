@@ -37,19 +37,20 @@ import { mcpCalls } from './mcp-calls.js';
  */
 const RUNTIME = 'gemini';
 
-const common = {
-  session_id: z.string(),
-  cwd: z.string(),
-  transcript_path: z.string().optional(),
-  timestamp: z.string().optional(),
-};
-
-const mcpContext = z.object({ server_name: z.string().min(1), tool_name: z.string().min(1) });
-
-const inputSchema = z.discriminatedUnion('hook_event_name', [
-  z.object({ ...common, hook_event_name: z.literal('BeforeTool'), tool_name: z.string().min(1), tool_input: z.record(z.string(), z.unknown()), mcp_context: mcpContext.optional() }),
-  z.object({ ...common, hook_event_name: z.literal('BeforeAgent'), prompt: z.string() }),
-]);
+// Built on first use (z.lazy): a hook process serves one runtime and builds only that one's schemas.
+const inputSchema = z.lazy(() => {
+  const common = {
+    session_id: z.string(),
+    cwd: z.string(),
+    transcript_path: z.string().optional(),
+    timestamp: z.string().optional(),
+  };
+  const mcpContext = z.object({ server_name: z.string().min(1), tool_name: z.string().min(1) });
+  return z.discriminatedUnion('hook_event_name', [
+    z.object({ ...common, hook_event_name: z.literal('BeforeTool'), tool_name: z.string().min(1), tool_input: z.record(z.string(), z.unknown()), mcp_context: mcpContext.optional() }),
+    z.object({ ...common, hook_event_name: z.literal('BeforeAgent'), prompt: z.string() }),
+  ]);
+});
 
 type Calls = { call: ToolCall; additionalCalls?: ToolCall[] };
 
