@@ -69,7 +69,11 @@ class TreeSitterBashParser implements BashParser {
     // Only a script parsed without a time budget is kept: parsing it again would give the same tree.
     const cache = source.length > TIMED_PARSE_LENGTH ? undefined : this.cache;
     const cached = cache?.get(source);
-    if (cached !== undefined) return cached.descendants > nodeBudget || cached.nodes > nodeBudget ? TOO_LARGE : { ok: true, root: cached.root, nodes: cached.nodes };
+    if (cached !== undefined) {
+      // The checks of a parse, in its order: too large for the budget before anything else.
+      if (cached.descendants > nodeBudget || cached.nodes > nodeBudget) return TOO_LARGE;
+      return 'root' in cached ? { ok: true, root: cached.root, nodes: cached.nodes } : { ok: false, message: cached.syntaxError };
+    }
     const plain = plainCommandTree(source);
     if (plain !== undefined) {
       // Its node count is the tree's descendant count too: one check stands for both of the parser's.
@@ -106,7 +110,10 @@ class TreeSitterBashParser implements BashParser {
         const error = findSyntaxError(copy.root);
         if (error) {
           const excerpt = source.slice(error.start, Math.min(error.end, error.start + 40));
-          return { ok: false, message: `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}` };
+          const message = `bash cannot parse the command near offset ${error.start}${excerpt ? `: ${JSON.stringify(excerpt)}` : ''}`;
+          // Under any budget at least both sizes, a parse again would copy the same tree and find the same error.
+          cache?.add(source, { syntaxError: message, nodes: copy.nodes, descendants });
+          return { ok: false, message };
         }
       }
       cache?.add(source, { root: copy.root, nodes: copy.nodes, descendants });

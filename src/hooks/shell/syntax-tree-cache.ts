@@ -1,13 +1,10 @@
 import type { SyntaxNode } from './syntax-tree.js';
 
-/** A script parsed before: its tree (frozen) and the two sizes the node budget is checked against. */
-export interface CachedSyntaxTree {
-  root: SyntaxNode;
-  /** Nodes copied (what an analysis' node budget is charged). */
-  nodes: number;
-  /** tree-sitter's descendant count, checked against the budget before copying. */
-  descendants: number;
-}
+/**
+ * A script parsed before: its tree (frozen), or why bash cannot parse it, and the two sizes the
+ * node budget is checked against (a parse under a smaller budget stops before either is known).
+ */
+export type CachedSyntaxTree = { root: SyntaxNode; nodes: number; descendants: number } | { syntaxError: string; nodes: number; descendants: number };
 
 /** What a cache may hold at most: syntax nodes and characters of source text (the keys). */
 export interface SyntaxTreeCacheBounds {
@@ -19,9 +16,12 @@ export interface SyntaxTreeCacheBounds {
  * Parsed scripts by their exact text, kept across analyses. A syntax tree is a function of the
  * text alone (one grammar per process), so a script seen before (agents repeat `git status`,
  * `npm test`, the same `sh -c` code) skips tree-sitter and the copy of its tree, about half of
- * an analysis. The trees are frozen: no analysis can change what a later one reads (a write
- * throws, and the analysis fails closed). Bounded in nodes and characters held; the least
- * recently used scripts go first.
+ * an analysis. So is a syntax error: a line that does not parse (an agent retrying it, a broken
+ * script run twice) is refused again without the parse, the copy of its tree with errors and
+ * the search for the error, several times the cost of a tree that parses. The trees are frozen:
+ * no analysis can change what a later one reads (a write throws, and the analysis fails
+ * closed). Bounded in nodes (a syntax error is charged the nodes of the tree it came from) and
+ * characters held; the least recently used scripts go first.
  */
 export class SyntaxTreeCache {
   private readonly trees = new Map<string, CachedSyntaxTree>();
@@ -43,7 +43,7 @@ export class SyntaxTreeCache {
   /** Keeps `tree` (freezing it) unless it alone exceeds the bounds. */
   add(source: string, tree: CachedSyntaxTree): void {
     if (tree.nodes > this.bounds.nodes || source.length > this.bounds.characters || this.trees.has(source)) return;
-    freezeTree(tree.root);
+    if ('root' in tree) freezeTree(tree.root);
     this.trees.set(source, tree);
     this.nodes += tree.nodes;
     this.characters += source.length;

@@ -46,6 +46,16 @@ describe('syntax tree reuse', () => {
     expect(createBashParser(grammar, { reuseParses: false }).parse('cat a b c | wc -l', nodes - 1)).toEqual({ ok: false, message: 'the command is too large to analyze', limit: true });
   });
 
+  it('refuses a script seen before with a syntax error as parsing it again would, under any node budget', () => {
+    const reusing = createBashParser(grammar);
+    const afresh = createBashParser(grammar, { reuseParses: false });
+    for (const source of ['cat "unterminated', '( cat .env', 'cat <<EOF\nno end', 'if then', 'echo $(( 1 +', 'cat a b c | | wc -l']) {
+      const first = reusing.parse(source, 1_000);
+      expect(first.ok, source).toBe(false);
+      for (const budget of [1_000, 40, 12, 8, 5, 3, 1, 0]) expect(reusing.parse(source, budget), `${source} (${budget} nodes)`).toEqual(afresh.parse(source, budget));
+    }
+  });
+
   it('keeps trees frozen, so no analysis changes what a later one reads', () => {
     const parser = createBashParser(grammar);
     const parsed = parser.parse('cat .env > out', 1_000);
