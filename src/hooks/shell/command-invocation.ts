@@ -108,12 +108,16 @@ export class InvocationContext implements CommandContext {
     // probe rules out every name in it without a lookup (filesystem-probe.ts). No listing once
     // the line creates a symlink: the listing would not hold it yet.
     const isDirectory = directory !== undefined && probe.kind(directory) === 'directory';
-    const listing = isDirectory && words.length >= NAMES_WORTH_A_LISTING && probe.assumesSymlinks?.() === false ? probe.listUpTo(directory, words.length) : undefined;
+    const realOnly = probe.assumesSymlinks?.() === false;
+    const listing = isDirectory && words.length >= NAMES_WORTH_A_LISTING && realOnly ? probe.listUpTo(directory, words.length) : undefined;
     const test = listing === undefined ? undefined : listedNameTest(listing);
+    // A directory that is not there holds no name: what the probe would answer for each name in
+    // it (filesystem-probe.ts), without a lookup and a cache entry per name (split's 676).
+    const holdsNothing = directory !== undefined && !isDirectory && realOnly;
     return words.filter((_, index) => {
       const path = paths[index];
       if (path === undefined) return false;
-      if (test !== undefined && parentDirectory(path) === directory && test(path.slice(path.lastIndexOf('/') + 1)) === 'absent') return false;
+      if ((test !== undefined || holdsNothing) && parentDirectory(path) === directory && (holdsNothing || test?.(path.slice(path.lastIndexOf('/') + 1)) === 'absent')) return false;
       return probe.kind(path) !== undefined;
     });
   }

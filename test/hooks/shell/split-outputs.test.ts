@@ -66,6 +66,15 @@ describe('split outputs that exist', () => {
     expect(writes('split -l 1 data.csv out/x', dir)).toEqual([`${dir}/out/xaa`, `${dir}/out/x*`]);
   });
 
+  it('are none in a directory that is not there (missing, a file, a dangling symlink), until the line makes it a symlink', () => {
+    const dir = workspace();
+    writeFileSync(join(dir, 'file'), '');
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
+    for (const prefix of ['missing/x', 'missing/deeper/x', 'file/x', 'dangling/x']) expect(writes(`split -l 1 data.csv ${prefix}`, dir), prefix).toEqual([`${dir}/${prefix}*`]);
+    writeFileSync(join(dir, 'out', 'xaa'), '');
+    expect(writes('ln -s out made; split -l 1 data.csv made/x', dir)).toContain(`${dir}/made/xaa -> ${dir}/out/xaa`);
+  });
+
   it('follow a symlink the command line creates before the split', () => {
     const dir = workspace();
     expect(writes('ln -s ../.env out/xaa; split -l 1 data.csv out/x', dir)).toContain(`${dir}/out/xaa -> ${dir}/.env`);
