@@ -29,6 +29,11 @@ const JOINED_REDIRECT = /^2(>>?)(.+)$/;
 const DUPLICATION = /^[12]>&[12]$/;
 const SPACED_OPERATORS: ReadonlySet<string> = new Set(['>', '>>', '<']);
 const TOKEN = /[^ ]+/g;
+/**
+ * A character no token above may hold (a quote, `$`, `;`, `=`, a glob, a tab or newline, ...):
+ * such a line is the parser's, known before it is cut into tokens.
+ */
+const OUTSIDE_LANGUAGE = /[^A-Za-z0-9_./~:,@%+<>&| -]/;
 const DESCRIPTOR = /^[0-9]/;
 
 const RESERVED: ReadonlySet<string> = new Set([
@@ -56,7 +61,7 @@ function plainDestination(text: string): boolean {
 
 /** The tree of `source` and its node count when it is a plain command line, else undefined. */
 export function plainCommandTree(source: string): { root: SyntaxNode; nodes: number } | undefined {
-  if (source.length === 0 || source.length > MAX_PLAIN_LENGTH || source.startsWith(' ') || source.endsWith(' ')) return undefined;
+  if (source.length === 0 || source.length > MAX_PLAIN_LENGTH || source.startsWith(' ') || source.endsWith(' ') || OUTSIDE_LANGUAGE.test(source)) return undefined;
   const tokens: Token[] = [];
   for (const match of source.matchAll(TOKEN)) tokens.push({ text: match[0], start: match.index, end: match.index + match[0].length });
   // tree-sitter-bash reads a pipeline from the left: the commands so far are one flat pipeline,
