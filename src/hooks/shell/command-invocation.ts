@@ -117,7 +117,8 @@ export class InvocationContext implements CommandContext {
     return words.filter((_, index) => {
       const path = paths[index];
       if (path === undefined) return false;
-      if ((test !== undefined || holdsNothing) && parentDirectory(path) === directory && (holdsNothing || test?.(path.slice(path.lastIndexOf('/') + 1)) === 'absent')) return false;
+      if (holdsNothing && parentDirectory(path) === directory) return false;
+      if (test !== undefined && parentDirectory(path) === directory && test(path.slice(path.lastIndexOf('/') + 1)) === 'absent') return false;
       return probe.kind(path) !== undefined;
     });
   }

@@ -1,10 +1,15 @@
 import type { SyntaxNode } from './syntax-tree.js';
 
-/**
- * A script parsed before: its tree (frozen), or why bash cannot parse it, and the two sizes the
- * node budget is checked against (a parse under a smaller budget stops before either is known).
- */
-export type CachedSyntaxTree = { root: SyntaxNode; nodes: number; descendants: number } | { syntaxError: string; nodes: number; descendants: number };
+/** The two sizes of a parsed script that the node budget is checked against. */
+interface ParsedSizes {
+  /** Nodes copied (what an analysis' node budget is charged). */
+  nodes: number;
+  /** tree-sitter's descendant count, checked against the budget before copying. */
+  descendants: number;
+}
+
+/** A script parsed before: its tree (frozen), or why bash cannot parse it. */
+export type CachedSyntaxTree = (ParsedSizes & { root: SyntaxNode }) | (ParsedSizes & { syntaxError: string });
 
 /** What a cache may hold at most: syntax nodes and characters of source text (the keys). */
 export interface SyntaxTreeCacheBounds {
