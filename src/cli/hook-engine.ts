@@ -27,6 +27,11 @@ export async function loadHookEngine(file = fileURLToPath(new URL(ENGINE_BUNDLE,
   // is compiled: V8's flags are part of what a code cache must match.
   setFlagsFromString('--liftoff-only');
   setFlagsFromString('--no-wasm-lazy-compilation');
+  // Nearly everything a hook process allocates lives until it exits (the engine's modules, their
+  // schemas), so every scavenge of a young generation that starts at 1 MB and doubles copies it
+  // all. Growing it eightfold instead halves the collector's work (callgrind: 22M -> 11M of a
+  // call's 866M instructions). Read by V8 each time the young generation grows.
+  setFlagsFromString('--semi-space-growth-factor=8');
   if (options.precompileGrammar === true) precompileGrammarWasm();
   let bundle: CachedBundle;
   try {
