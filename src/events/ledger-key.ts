@@ -34,6 +34,11 @@ export async function readGenesis(ledgerPath: string): Promise<RecordOf<'ledger.
 export async function loadLedgerKey(ledgerPath: string): Promise<SigningKey> {
   const genesis = await readGenesis(ledgerPath);
   if (!genesis) throw new SvcError('ledger_invalid', `${ledgerPath} does not start with a valid genesis record`);
+  return keyOfGenesis(ledgerPath, genesis);
+}
+
+/** The private key of a ledger whose genesis record is `genesis` (read once by the caller). */
+async function keyOfGenesis(ledgerPath: string, genesis: RecordOf<'ledger.genesis'>): Promise<SigningKey> {
   const dir = keysDirectoryOf(ledgerPath);
   for (const entry of genesis.data.keys) {
     try {
@@ -52,7 +57,7 @@ export async function loadLedgerKey(ledgerPath: string): Promise<SigningKey> {
  */
 export async function openLedgerWithKey(ledgerPath: string, options: { tenant: string } & Omit<OpenLedgerOptions, 'path' | 'key' | 'origin'>): Promise<LedgerWriter> {
   const genesis = await readGenesis(ledgerPath).catch(() => undefined);
-  if (genesis) return LedgerWriter.open({ ...options, path: ledgerPath, key: await loadLedgerKey(ledgerPath) });
+  if (genesis) return LedgerWriter.open({ ...options, path: ledgerPath, key: await keyOfGenesis(ledgerPath, genesis) });
   const origin = `svc.local/${options.tenant}/${randomBytes(6).toString('hex')}`;
   const key = await loadOrCreateKey(keysDirectoryOf(ledgerPath), origin);
   try {
