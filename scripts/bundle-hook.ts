@@ -82,7 +82,11 @@ await build({
   supported: { 'dynamic-import': false },
   // web-tree-sitter's ES module build reaches `require` through `import('module')`, which a
   // CommonJS bundle cannot express; its CommonJS build is the same code for require.
-  alias: { 'web-tree-sitter': join(root, 'node_modules', 'web-tree-sitter', 'tree-sitter.cjs') },
+  alias: {
+    'web-tree-sitter': join(root, 'node_modules', 'web-tree-sitter', 'tree-sitter.cjs'),
+    // proper-lockfile's exit handler without signal listeners, 3-4 ms less per hook (see the module).
+    'signal-exit': join(root, 'dist', 'src', 'hooks', 'exit-only-signal-exit.cjs'),
+  },
   // import.meta.url in any bundled module means the bundle's own URL, as in the ES module chunks.
   define: { 'import.meta.url': '__svcBundleUrl' },
   banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -242,7 +242,7 @@ describe('svc hook claude-code from the bundle', () => {
   /** What the ES module loader loads to run a first ES module: resolution, translation, module jobs (a CommonJS process has a few of its helpers too). */
   const esModuleLoader = (builtins: readonly string[]): string[] => builtins.filter((name) => /^NativeModule internal\/modules\/esm\/(resolve|load|translators|module_job|module_map)$/.test(name));
 
-  it('decides a shell command without the ES module loader, and without perf_hooks, which the `performance` global would load (monotonic-clock.ts)', async () => {
+  it('decides a shell command without the ES module loader, without perf_hooks, which the `performance` global would load (monotonic-clock.ts), and without signal-exit, which loads node:assert (exit-only-signal-exit.cts)', async () => {
     rmSync(ws, { recursive: true, force: true });
     cpSync(snapshot, ws, { recursive: true });
     const run = await runRecordingBuiltins(event('Bash', { command: 'cat .env' }));
@@ -250,6 +250,7 @@ describe('svc hook claude-code from the bundle', () => {
     expect(run.stdout).toContain('"permissionDecision":"deny"');
     expect(run.builtins).toContain('NativeModule vm');
     expect(run.builtins).not.toContain('NativeModule perf_hooks');
+    expect(run.builtins).not.toContain('NativeModule assert');
     expect(esModuleLoader(run.builtins)).toEqual([]);
   });
 
