@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { SvcError } from '../errors.js';
 import { findConfigUpward } from '../hooks/find-config.js';
@@ -5,6 +6,7 @@ import { plainCommandTree } from '../hooks/shell/plain-command-tree.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
+import { writeStdout } from './output.js';
 import { reportFailure } from './report-failure.js';
 
 /**
@@ -46,11 +48,11 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
   const stdin = await readStdin();
   const answer = (await forwardToProxy(runtime, stdin, options)) ?? (await decideHere(runtime, stdin, options, cliPath));
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ mode: answer.mode ?? null, decision: answer.decision ?? null, results: answer.results ?? [], output: answer.output }, null, 2)}\n`);
+    writeStdout(`${JSON.stringify({ mode: answer.mode ?? null, decision: answer.decision ?? null, results: answer.results ?? [], output: answer.output }, null, 2)}\n`);
     return;
   }
   if (answer.output.stderr !== '') process.stderr.write(answer.output.stderr);
-  if (answer.output.stdout !== '') process.stdout.write(answer.output.stdout);
+  if (answer.output.stdout !== '') writeStdout(answer.output.stdout);
   process.exitCode = answer.output.exitCode;
 }
 
@@ -149,14 +151,34 @@ async function postText(url: string, body: string, timeoutMs: number): Promise<{
   });
 }
 
+/**
+ * Reads stdin synchronously while it gives data that way, as a runtime's pipe does: a hook process
+ * has nothing else to do meanwhile, and a stream would cost it the first-call compiling of Node's
+ * stream machinery. A stdin set non-blocking (EAGAIN) is read to its end as a stream instead.
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+  const take = (chunk: Buffer): boolean => {
     size += chunk.length;
-    // Over the cap the input is not parsed; the protocol turns the empty text into a deny.
-    if (size > MAX_STDIN_BYTES) return '';
     chunks.push(chunk);
+    return size <= MAX_STDIN_BYTES;
+  };
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let length: number;
+    try {
+      length = readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') throw error;
+      for await (const chunk of process.stdin as AsyncIterable<Buffer>) if (!take(chunk)) return '';
+      break;
+    }
+    if (length === 0) break;
+    // Over the cap the input is not parsed; the protocol turns the empty text into a deny.
+    if (!take(Buffer.from(buffer.subarray(0, length)))) return '';
   }
   return Buffer.concat(chunks).toString('utf8');
 }

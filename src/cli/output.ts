@@ -1,4 +1,23 @@
 /** Printing for commands: one JSON document for `--json`, plain lines otherwise, progress only on a terminal. */
+
+let stdoutGuarded = false;
+
+/**
+ * Writes to stdout, guarded first against a reader that stops early, which is not an error (main.js
+ * guards every other command from its start). Node builds process.stdout on first use, for a pipe a
+ * socket with the net module behind it, so a hook call that has nothing to say never builds it.
+ */
+export function writeStdout(text: string): void {
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+  process.stdout.write(text);
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -1,5 +1,6 @@
 import { SvcError } from '../errors.js';
 import { EXIT_CHECK_FAILED, EXIT_USAGE } from './context.js';
+import { writeStdout } from './output.js';
 
 /**
  * What a command threw, told once: one clear line on stderr (or a JSON error body on stdout with
@@ -9,7 +10,7 @@ import { EXIT_CHECK_FAILED, EXIT_USAGE } from './context.js';
 export function reportFailure(error: unknown, argv: readonly string[]): void {
   const code = error instanceof SvcError ? error.code : ((error as NodeJS.ErrnoException).code ?? 'internal_error').toLowerCase();
   const message = error instanceof Error ? error.message : String(error);
-  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+  if (argv.includes('--json')) writeStdout(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
   else process.stderr.write(`svc: ${message} [${code}]\n`);
   // A refused approval or pass is an answer ("the action was refused"), not a usage error.
   process.exitCode = /^(approval|actionpass)_/.test(code) ? EXIT_CHECK_FAILED : EXIT_USAGE;

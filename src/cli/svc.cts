@@ -29,10 +29,6 @@ const entry = process.argv[2] === 'hook' ? bundledHookEntry() : undefined;
 if (entry === undefined) {
   startMain();
 } else {
-  // A reader that stops early is not an error (main.js says the same for every other command).
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
+  // Its output goes through writeStdout (output.ts), which guards stdout against a reader that stops early.
   void entry.runHookMain(process.argv, __filename).then((done) => done || startMain());
 }
