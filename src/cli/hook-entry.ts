@@ -6,7 +6,7 @@ import { plainCommandTree } from '../hooks/shell/plain-command-tree.js';
 import type { HookOutput } from '../hooks/hook-event.js';
 import { readWorkspaceAddress } from '../proxy/proxy-address.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookCommandOptions } from './commands/hook.js';
-import { writeStdout } from './output.js';
+import { hasWrittenOutput, writeStderr, writeStdout } from './output.js';
 import { reportFailure } from './report-failure.js';
 
 /**
@@ -37,6 +37,10 @@ export async function runHookMain(argv: readonly string[], cliPath: string): Pro
     const parsed = parseHookArgs(argv.slice(3));
     if (parsed === undefined) return false;
     await runHookCommand(parsed.runtime, parsed.options, cliPath);
+    // A call that printed nothing (no opinion, the usual answer) has nothing left to flush, so it
+    // ends here, without Node's teardown of a heap it no longer needs (about 1.5 ms of every such
+    // call). One that printed ends as Node ends, so that a pending write is not cut short.
+    if (!hasWrittenOutput()) process.exit();
   } catch (error) {
     reportFailure(error, argv);
   }
@@ -51,7 +55,7 @@ export async function runHookCommand(runtime: string, options: HookCommandOption
     writeStdout(`${JSON.stringify({ mode: answer.mode ?? null, decision: answer.decision ?? null, results: answer.results ?? [], output: answer.output }, null, 2)}\n`);
     return;
   }
-  if (answer.output.stderr !== '') process.stderr.write(answer.output.stderr);
+  if (answer.output.stderr !== '') writeStderr(answer.output.stderr);
   if (answer.output.stdout !== '') writeStdout(answer.output.stdout);
   process.exitCode = answer.output.exitCode;
 }

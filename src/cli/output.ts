@@ -1,6 +1,7 @@
 /** Printing for commands: one JSON document for `--json`, plain lines otherwise, progress only on a terminal. */
 
 let stdoutGuarded = false;
+let wroteOutput = false;
 
 /**
  * Writes to stdout, guarded first against a reader that stops early, which is not an error (main.js
@@ -15,7 +16,18 @@ export function writeStdout(text: string): void {
       throw error;
     });
   }
+  wroteOutput = true;
   process.stdout.write(text);
+}
+
+export function writeStderr(text: string): void {
+  wroteOutput = true;
+  process.stderr.write(text);
+}
+
+/** Whether writeStdout or writeStderr has written anything, which may still be on its way (a pipe is asynchronous on macOS). */
+export function hasWrittenOutput(): boolean {
+  return wroteOutput;
 }
 
 export function printJson(value: unknown): void {
