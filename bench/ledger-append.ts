@@ -45,6 +45,15 @@ class CountingFs implements LedgerFs {
   readonly opMs = { fence: 0, write: 0, fdatasync: 0, gap: 0 };
   gaps = 0;
   private lastSyncDone: bigint | undefined;
+  /**
+   * Milliseconds of the recording windows during which at least one ledger fdatasync was in
+   * flight, from the call until its promise settles (so a completion the busy main thread has
+   * not yet seen still counts): about the disk's share of the time. The rest, the disk idled
+   * while every commit waited on the main thread.
+   */
+  syncBusyMs = 0;
+  private syncsInFlight = 0;
+  private busySince: bigint | undefined;
 
   get recording(): boolean {
     return this.on;
@@ -54,6 +63,25 @@ class CountingFs implements LedgerFs {
   set recording(on: boolean) {
     this.on = on;
     this.lastSyncDone = undefined;
+    // A sync that spans a window's edge counts only for its part inside the window.
+    if (on && this.syncsInFlight > 0) this.busySince = now();
+    if (!on && this.busySince !== undefined) {
+      this.syncBusyMs += Number(now() - this.busySince) / 1e6;
+      this.busySince = undefined;
+    }
+  }
+
+  /** Tracked whether recording or not, so a window that opens mid-sync knows one is in flight. */
+  private trackLedgerSync(op: Promise<void>): Promise<void> {
+    if (this.syncsInFlight++ === 0 && this.on) this.busySince = now();
+    const settle = (): void => {
+      if (--this.syncsInFlight === 0 && this.busySince !== undefined) {
+        this.syncBusyMs += Number(now() - this.busySince) / 1e6;
+        this.busySince = undefined;
+      }
+    };
+    op.then(settle, settle);
+    return op;
   }
 
   /** `startsCommit`: the writer's first call of a group commit (its fence's size check). */
@@ -100,7 +128,8 @@ class CountingFs implements LedgerFs {
       if (fd === this.ledgerFd) this.ledgerDatasyncs += 1;
       else this.otherSyncs += 1;
     }
-    return this.timed('fdatasync', fd, this.inner.fdatasync(fd));
+    const op = this.inner.fdatasync(fd);
+    return this.timed('fdatasync', fd, fd === this.ledgerFd ? this.trackLedgerSync(op) : op);
   }
 
   fsync(fd: number): Promise<void> {
@@ -164,6 +193,10 @@ interface WriterRun {
   p99: number;
   /** Mean milliseconds per group commit: fence (one tail read), write, fdatasync, and the gap between one commit's fdatasync and the next commit (acks, then the next appends sealed: main-thread CPU). */
   perCommit: { fence: number; write: number; fdatasync: number; gap: number };
+  /** Share of the windows with a ledger fdatasync in flight: below 1, the disk waited for the process. */
+  syncBusy: number;
+  /** CPU microseconds (user + system, every thread of the process, the bench's clients included) per acknowledged append. */
+  cpuPerAppend: number;
 }
 
 interface RawRun {
@@ -294,6 +327,7 @@ async function measure(dir: string, concurrency: number, events: LedgerEvent[], 
   const rawAsync = await RawReplay.open(join(dir, `raw-async-c${concurrency}.bin`), false);
   let elapsed = 0;
   let ackedInWindows = 0;
+  let cpuMicros = 0;
   try {
     await sleep(timing.warmupMs);
     for (let round = 0; round < timing.rounds && !stop; round += 1) {
@@ -301,7 +335,10 @@ async function measure(dir: string, concurrency: number, events: LedgerEvent[], 
       recording = true;
       const ackedBefore = acked;
       const start = now();
+      const cpuBefore = process.cpuUsage();
       await sleep(timing.writerMs);
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuMicros += cpu.user + cpu.system;
       ackedInWindows += acked - ackedBefore;
       elapsed += seconds(start);
       fs.recording = false;
@@ -345,6 +382,8 @@ async function measure(dir: string, concurrency: number, events: LedgerEvent[], 
       fdatasync: fs.opMs.fdatasync / commits,
       gap: fs.opMs.gap / Math.max(1, fs.gaps),
     },
+    syncBusy: fs.syncBusyMs / (1000 * elapsed),
+    cpuPerAppend: cpuMicros / Math.max(1, ackedInWindows),
   };
   return { writer: run, sync: await rawSync.close(userShare), async: await rawAsync.close(userShare) };
 }
@@ -399,17 +438,32 @@ export const benchmark: Benchmark = {
     for (const [concurrency, { writer, sync }] of results) {
       const c = writer.perCommit;
       const cycle = (writer.seconds * 1000) / Math.max(1, writer.datasyncs);
-      cycleRows.push([`LedgerWriter c${concurrency}`, fmtNum(cycle, 3), fmtNum(c.fence, 3), fmtNum(c.write, 3), fmtNum(c.fdatasync, 3), fmtNum(c.gap, 3), fmtNum((1000 * sync.seconds) / Math.max(1, sync.batches), 3)]);
+      cycleRows.push([
+        `LedgerWriter c${concurrency}`,
+        fmtNum(cycle, 3),
+        fmtNum(c.fence, 3),
+        fmtNum(c.write, 3),
+        fmtNum(c.fdatasync, 3),
+        fmtNum(c.gap, 3),
+        fmtNum((1000 * sync.seconds) / Math.max(1, sync.batches), 3),
+        fmtNum(writer.syncBusy, 2),
+        fmtNum(writer.cpuPerAppend, 1),
+      ]);
       metrics.push(
         { label: `c${concurrency} commit cycle`, value: cycle, unit: 'ms' },
         { label: `c${concurrency} commit fence`, value: c.fence, unit: 'ms' },
         { label: `c${concurrency} commit write`, value: c.write, unit: 'ms' },
         { label: `c${concurrency} commit fdatasync`, value: c.fdatasync, unit: 'ms' },
         { label: `c${concurrency} between commits`, value: c.gap, unit: 'ms' },
+        { label: `c${concurrency} ledger fdatasync in flight`, value: writer.syncBusy, unit: 'share' },
+        { label: `c${concurrency} process CPU per append`, value: writer.cpuPerAppend, unit: 'us' },
       );
     }
-    console.log('  per group commit, ms (fence = one tail read; between = acks, then sealing the next batch, on the main thread):');
-    console.log(table(['', 'cycle', 'fence', 'write', 'fdatasync', 'between', 'raw sync cycle'], cycleRows));
+    console.log(
+      '  per group commit, ms (fence = one tail read; between = acks, then sealing the next batch, on the main thread); ' +
+        'in flight = share of the time a ledger fdatasync was in flight; CPU = process CPU µs per append, clients included:',
+    );
+    console.log(table(['', 'cycle', 'fence', 'write', 'fdatasync', 'between', 'raw sync cycle', 'in flight', 'CPU µs'], cycleRows));
     for (const [concurrency, { writer }] of results) {
       console.log(`  c${concurrency}: ${fmtInt(writer.acked)} appends in ${fmtNum(writer.seconds, 2)} s, ${fmtInt(writer.batches.length)} group commits, ${fmtInt(writer.otherSyncs)} sidecar/directory syncs`);
     }
