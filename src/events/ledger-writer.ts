@@ -9,7 +9,7 @@ import { ChainChecker, type CheckedRecord } from './chain-checker.js';
 import { signCheckpoint } from './checkpoint.js';
 import { nodeLedgerFs, type LedgerFs } from './ledger-fs.js';
 import { MAX_LINE_BYTES } from './line-reader.js';
-import { CompactRange, hashLeafHex } from './merkle.js';
+import { CompactRange, hashLineLeafHex } from './merkle.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_RECORDS, MAX_COMMITS_IN_FLIGHT, scanLedger, type LedgerScan, type TornTail } from './ledger-scan.js';
 import { readResumePoint, writeResumePoint } from './resume-point.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
@@ -379,7 +379,7 @@ export class LedgerWriter {
     // The digest as hex first: the receipt and the next prevHash are that text, the tree decodes
     // it in place, and the record's leafHash Buffer is decoded only if someone reads it; the
     // Buffer-first way encoded a latin1 string into a Buffer and then that Buffer into hex.
-    const leafHex = hashLeafHex(line.subarray(0, line.length - 1));
+    const leafHex = hashLineLeafHex(line);
     this.tree.appendHex(leafHex);
     const hash: Sha256 = `sha256:${leafHex}`;
     this.headHash = hash;

@@ -19,6 +19,15 @@ const NODE_INPUT = Buffer.alloc(1 + 2 * HASH_SIZE);
 NODE_INPUT[0] = 0x01;
 const LEAF_INPUT = Buffer.alloc(4096);
 LEAF_INPUT[0] = 0x00;
+/**
+ * `LEAF_INPUT.subarray(0, length)` for each length, made on first use: a view is an object to
+ * allocate (and collect) every time, and the writer and the checker hash one leaf per record.
+ */
+const LEAF_INPUT_VIEWS: (Buffer | undefined)[] = new Array<Buffer | undefined>(LEAF_INPUT.length + 1);
+
+function leafInput(length: number): Buffer {
+  return (LEAF_INPUT_VIEWS[length] ??= LEAF_INPUT.subarray(0, length));
+}
 
 /**
  * SHA-256 of `input`. The digest comes back as a latin1 string ('binary', one char per byte)
@@ -46,9 +55,22 @@ export function hashLeaf(data: Uint8Array): Buffer {
 export function hashLeafHex(data: Uint8Array): string {
   if (data.length < LEAF_INPUT.length) {
     LEAF_INPUT.set(data, 1);
-    return hash('sha256', LEAF_INPUT.subarray(0, 1 + data.length), 'hex');
+    return hash('sha256', leafInput(1 + data.length), 'hex');
   }
   return createHash('sha256').update(LEAF_INPUT.subarray(0, 1)).update(data).digest('hex');
+}
+
+/**
+ * `hashLeafHex` of a ledger line given with its final `\n`, which the leaf leaves out: the line is
+ * copied whole after the 0x00 and the newline falls just past the hashed bytes, so the writer
+ * needs no second view of each line.
+ */
+export function hashLineLeafHex(line: Uint8Array): string {
+  if (line.length < LEAF_INPUT.length) {
+    LEAF_INPUT.set(line, 1);
+    return hash('sha256', leafInput(line.length), 'hex');
+  }
+  return hashLeafHex(line.subarray(0, line.length - 1));
 }
 
 /** Interior node hash: SHA-256(0x01 ‖ left ‖ right), both children 32 bytes. */
@@ -99,6 +121,8 @@ export class CompactRange {
   // The stack lives in one buffer so that merging two entries is a copy, not an allocation.
   // 64 slots cover any safe-integer size (at most 53 set bits).
   #stack = Buffer.alloc(64 * HASH_SIZE);
+  /** `#stack.subarray(i * HASH_SIZE, (i + 2) * HASH_SIZE)`, two adjacent entries, made once per i: merging copies from them without a view per merge. */
+  #pairs: (Buffer | undefined)[] = [];
   #count = 0;
   #size = 0;
 
@@ -127,8 +151,10 @@ export class CompactRange {
     // Each trailing 1 bit of the old size marks a perfect subtree as large as the one just
     // completed on top of it: merge the two, like a binary carry.
     for (let s = this.#size; s % 2 === 1; s = (s - 1) / 2) {
-      const left = (this.#count - 2) * HASH_SIZE;
-      hashAdjacentInto(this.#stack, left, this.#stack, left);
+      const index = this.#count - 2;
+      const pair = (this.#pairs[index] ??= this.#stack.subarray(index * HASH_SIZE, (index + 2) * HASH_SIZE));
+      NODE_INPUT.set(pair, 1);
+      this.#stack.write(hash('sha256', NODE_INPUT, 'binary'), index * HASH_SIZE, HASH_SIZE, 'latin1');
       this.#count -= 1;
     }
     this.#size += 1;
