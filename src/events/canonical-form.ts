@@ -109,6 +109,8 @@ export class CanonicalFormScan {
     const text = this.text;
     const first = text.charCodeAt(start);
     if (first === QUOTE || (first >= ZERO && first <= NINE)) return -1;
+    // With no backslash anywhere, the key ends at the next quote, as a string does (`string`).
+    if (!this.hasEscapes) return text.indexOf('"', start + 1);
     for (let index = start; index < text.length; index += 1) {
       const c = text.charCodeAt(index);
       if (c === QUOTE) return index;

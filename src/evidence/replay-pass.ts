@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { isSha256Text, toSha256 } from '../events/canonical.js';
-import { checkParsedRecord, type LedgerRecord } from '../events/catalogue.js';
+import { checkParsedRecordButPrevHash, type LedgerRecord } from '../events/catalogue.js';
 import type { CheckedRecord } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
 import { readLines, type RawLine } from '../events/line-reader.js';
@@ -31,7 +31,8 @@ export interface ReplayPassOptions {
   /**
    * Also run the record checks of every line (valid JSON, a record of the catalogue), with the
    * verdicts and messages of ChainChecker.check, for a chain pass that leaves them to this pass
-   * (ChainChecker.checkDeferringRecord): this pass parses every line anyway.
+   * (ChainChecker.checkDeferringRecord): this pass parses every line anyway. The form of prevHash
+   * is left to that chain pass, which checks it on every line.
    */
   checkRecords?: boolean;
 }
@@ -76,7 +77,9 @@ export async function runReplayPass(path: string, options: ReplayPassOptions): P
         return stopped(line.offset, checkRecords && line.terminated ? { code: 'not_canonical', message: 'line is not JSON', seq: lineIndex, offset: line.offset } : undefined);
       }
       if (checkRecords) {
-        const verdict = checkParsedRecord(checked.record);
+        // The chain pass checks each prevHash against the previous record's hash, and that it is
+        // a sha256 text, on every line (checkParsedRecordButPrevHash says how): not twice here.
+        const verdict = checkParsedRecordButPrevHash(checked.record);
         // As ChainChecker.check words it: record 0 that is no record is no genesis.
         if (!verdict.ok) return stopped(line.offset, { code: lineIndex === 0 ? 'genesis_invalid' : 'record_invalid', message: verdict.message, seq: lineIndex, offset: line.offset });
       }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/events/canonical.js';
-import { checkEvent, checkParsedRecord, checkRecord } from '../../src/events/catalogue.js';
+import { checkEvent, checkParsedRecord, checkParsedRecordButPrevHash, checkRecord } from '../../src/events/catalogue.js';
 
 const lines = (await readFile('testdata/ledgers/valid/ledger.jsonl', 'utf8')).trimEnd().split('\n');
 const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -95,6 +95,53 @@ describe('checkParsedRecord', () => {
           Object.defineProperty(node, key, { value: 'x', enumerable: true, configurable: true, writable: true });
           expect(checkParsedRecord(mutated).ok, `${path.join('.')}.${key}`).toBe(checkRecord(mutated).ok);
         }
+      }
+    }
+  });
+});
+
+describe('checkParsedRecord, remembering the sha256 texts it passed', () => {
+  it('does not pass another spelling of a hash it has just passed, nor a near miss', () => {
+    const record = records.find((candidate) => candidate.type === 'execution.completed') as Record<string, unknown>;
+    const data = record.data as Record<string, string>;
+    const hash = data.executedPayloadHash as string;
+    const spellings = [hash.toUpperCase(), `${hash}0`, hash.slice(0, -1), `${hash.slice(0, -1)}g`, ` ${hash.slice(1)}`, hash.replace('sha256:', 'SHA256:')];
+    for (const spelling of spellings) {
+      expect(checkParsedRecord(record).ok).toBe(true);
+      const mutated = { ...record, data: { ...data, executedPayloadHash: spelling } };
+      expect(checkParsedRecord(mutated), spelling).toEqual(checkRecord(mutated));
+      expect(checkParsedRecord(mutated).ok, spelling).toBe(false);
+    }
+  });
+});
+
+describe('checkParsedRecordButPrevHash', () => {
+  it('gives checkParsedRecord’s verdict and message on 3,000 records mutated anywhere in their data', () => {
+    fc.assert(
+      fc.property(fc.nat(records.length - 1), fc.nat(), oddValues, (index, pathIndex, value) => {
+        const record = structuredClone(records[index]) as Record<string, unknown>;
+        const paths = dataPaths(record.data, ['data']).filter((path) => path.length > 1);
+        const path = paths[pathIndex % paths.length];
+        if (path) setAt(record, path, value);
+        expect(checkParsedRecordButPrevHash(record)).toEqual(checkParsedRecord(record));
+      }),
+      { numRuns: 3_000, seed: 12 },
+    );
+  });
+
+  it('leaves only the form of a string prevHash unchecked; a refused record is worded by checkRecord, prevHash included', () => {
+    for (const record of records) {
+      for (const prevHash of [`sha256:${'A'.repeat(64)}`, 'sha256:', '', 'x'.repeat(71)]) {
+        const mutated = { ...record, prevHash };
+        expect(checkParsedRecord(mutated).ok).toBe(false);
+        expect(checkParsedRecordButPrevHash(mutated).ok).toBe(true);
+        const alsoBadTs = { ...mutated, ts: 'yesterday' };
+        expect(checkParsedRecordButPrevHash(alsoBadTs)).toEqual(checkRecord(alsoBadTs));
+      }
+      for (const prevHash of [7, null, undefined]) {
+        const mutated = { ...record, prevHash };
+        expect(checkParsedRecordButPrevHash(mutated)).toEqual(checkRecord(mutated));
+        expect(checkParsedRecordButPrevHash(mutated).ok).toBe(false);
       }
     }
   });

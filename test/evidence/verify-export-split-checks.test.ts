@@ -83,6 +83,24 @@ describe('verify-export of a bare ledger with the record checks on the replay th
     expect((await verifyAsPredicted(`${chainFirst}\n`, 'chain defect first'))?.code).toBe('seq_gap');
   });
 
+  it('reports a prevHash that is not a sha256 text as a record defect, alone or before other defects (the replay thread leaves its form to the chain thread)', async () => {
+    const upperPrevHash = (line: string): string => line.replace(/"prevHash":"sha256:([0-9a-f]{64})"/, (_match, hex: string) => `"prevHash":"sha256:${hex.toUpperCase()}"`);
+    const shortPrevHash = (line: string): string => line.replace(/"prevHash":"sha256:[0-9a-f]/, '"prevHash":"sha256:');
+    const later = recordIndex + 3;
+    for (const edit of [upperPrevHash, shortPrevHash]) {
+      expect(edit(lines[recordIndex] as string)).not.toBe(lines[recordIndex]);
+      for (const chunkBytes of [undefined, 64, 1000]) {
+        const reads = `reads of ${chunkBytes ?? 'default'} bytes`;
+        expect((await verifyAsPredicted(withLine(recordIndex, edit), `${edit.name} alone, ${reads}`, chunkBytes))?.code).toBe('record_invalid');
+        expect((await verifyAsPredicted(withLine(recordIndex, (line) => wrongSeq(edit(line))), `${edit.name} and seq, ${reads}`, chunkBytes))?.code).toBe('record_invalid');
+        const thenRecordDefect = lines.map((line, at) => (at === recordIndex ? edit(line) : at === later ? badDataHash(line) : line)).join('\n');
+        expect((await verifyAsPredicted(`${thenRecordDefect}\n`, `${edit.name}, then a catalogue defect, ${reads}`, chunkBytes))?.seq).toBe(recordIndex);
+        const afterRecordDefect = lines.map((line, at) => (at === recordIndex ? badDataHash(line) : at === later ? edit(line) : line)).join('\n');
+        expect((await verifyAsPredicted(`${afterRecordDefect}\n`, `a catalogue defect, then ${edit.name}, ${reads}`, chunkBytes))?.seq).toBe(recordIndex);
+      }
+    }
+  });
+
   it('gives the predicted verdict for 300 pairs of byte edits within one line or two', async () => {
     const bytes = Buffer.from(original, 'utf8');
     const starts = lines.map((_line, index) => Buffer.byteLength(lines.slice(0, index).map((line) => `${line}\n`).join('')));
