@@ -62,8 +62,18 @@ export function readEnvelopeFields(bytes: Buffer, expectedPrevHash?: string): En
   at = literalAt(text, typeAfter, V_KEY);
   at = at === -1 ? -1 : scan.value(at, 1);
   if (at !== text.length - 1 || text.charCodeAt(at) !== CLOSE_BRACE) return undefined;
-  // At most 15 digits (the scan's limit), so Number reads them exactly.
-  return { text, seq: Number(text.slice(seqAt, seqEnd)), prevHashAt, typeStart, typeEnd: typeAfter - 1, prevHashIsExpected };
+  return { text, seq: integerAt(text, seqAt, seqEnd), prevHashAt, typeStart, typeEnd: typeAfter - 1, prevHashIsExpected };
+}
+
+/**
+ * `Number(text.slice(start, end))` for an integer the scan accepted (an optional minus and at most
+ * 15 digits, so exact in a double), read digit by digit: no string is cut out for every line.
+ */
+function integerAt(text: string, start: number, end: number): number {
+  const negative = text.charCodeAt(start) === MINUS;
+  let value = 0;
+  for (let index = negative ? start + 1 : start; index < end; index += 1) value = value * 10 + (text.charCodeAt(index) - ZERO);
+  return negative ? -value : value;
 }
 
 /** Whether the line's type is `type`. */
@@ -84,6 +94,8 @@ const TS_KEY = ',"ts":';
 const TYPE_KEY = ',"type":"';
 const V_KEY = ',"v":';
 const CLOSE_BRACE = 0x7d;
+const MINUS = 0x2d;
+const ZERO = 0x30;
 
 /** The index after `literal` when the text at `at` is exactly it, else -1 (also for `at` -1). */
 function literalAt(text: string, at: number, literal: string): number {

@@ -121,6 +121,15 @@ describe('readEnvelopeFields', () => {
     expect(readEnvelopeFields(Buffer.from([...Buffer.from(line.slice(0, 20)), 0xff, ...Buffer.from(line.slice(21))])), 'not UTF-8').toBeUndefined();
   });
 
+  it('reads seq as Number does, negative, zero and at the 15-digit limit of the scan', () => {
+    const record = JSON.parse(ledgerLines[1] as string) as Record<string, unknown>;
+    for (const seq of [0, 7, -7, 10, 1_000_000, 999_999_999_999_999, -999_999_999_999_999]) {
+      const line = canonicalJson({ ...record, seq });
+      expect(readEnvelopeFields(Buffer.from(line, 'utf8'))?.seq, line).toBe(seq);
+    }
+    expect(readEnvelopeFields(Buffer.from(canonicalJson({ ...record, seq: 1_000_000_000_000_000 }), 'utf8')), '16 digits').toBeUndefined();
+  });
+
   it('reads lines with characters beyond ASCII in the BMP', () => {
     const record = JSON.parse(ledgerLines[1] as string) as Record<string, unknown>;
     const line = canonicalJson({ ...record, data: { ...(record.data as object), note: 'é\u2028\uffff' } });
