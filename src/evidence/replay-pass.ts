@@ -213,6 +213,13 @@ function isProjectionPiece(data: unknown): data is ProjectionPiece {
 const REPLAY_WORKER_HEAP = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 32 };
 
 /**
+ * The replay worker's heap for a bare ledger (record checks, no projections): there this thread
+ * has time to spare, the chain thread none, so its young generation stays small and leaves the
+ * memory to the chain thread's (runChainPassInWorker).
+ */
+const BARE_REPLAY_WORKER_HEAP = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+
+/**
  * The replay on a worker thread, so the verifying process holds two small heaps instead of one
  * heap that grows with the replay's allocation rate.
  */
@@ -240,7 +247,7 @@ export async function digestReplayPassInWorker(path: string, options: ReplayDige
       reader.free(data.slot);
     }
   };
-  const result = await runOnWorker<ReplayDigest | HandedOffReplay>(new URL('./replay-pass-worker.js', import.meta.url), { path, options, slots }, REPLAY_WORKER_HEAP, () => digestReplayPass(path, options, onProgress), onProgress, onData);
+  const result = await runOnWorker<ReplayDigest | HandedOffReplay>(new URL('./replay-pass-worker.js', import.meta.url), { path, options, slots }, options.checkRecords && options.projections.length === 0 ? BARE_REPLAY_WORKER_HEAP : REPLAY_WORKER_HEAP, () => digestReplayPass(path, options, onProgress), onProgress, onData);
   // Without handedOff the result came from digestReplayPass in this thread (no worker script, or
   // the worker ran out of memory): its digests are its own, and whatever the worker posted is moot.
   if (!('handedOff' in result)) return result;
