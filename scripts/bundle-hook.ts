@@ -84,8 +84,10 @@ await build({
   // CommonJS bundle cannot express; its CommonJS build is the same code for require.
   alias: {
     'web-tree-sitter': join(root, 'node_modules', 'web-tree-sitter', 'tree-sitter.cjs'),
-    // proper-lockfile's exit handler without signal listeners, 3-4 ms less per hook (see the module).
+    // proper-lockfile's dependencies as a short process needs them (see each module): an exit
+    // handler without signal listeners, and Node's fs without graceful-fs's patching of it.
     'signal-exit': join(root, 'dist', 'src', 'hooks', 'exit-only-signal-exit.cjs'),
+    'graceful-fs': join(root, 'dist', 'src', 'hooks', 'graceful-fs-as-node-fs.cjs'),
   },
   // import.meta.url in any bundled module means the bundle's own URL, as in the ES module chunks.
   define: { 'import.meta.url': '__svcBundleUrl' },

@@ -80,6 +80,8 @@ describe('the hook bundles', () => {
     const engineModules = [/(^|\/)src\/hooks\/run-hook\.ts$/, /node_modules\/zod\//, /node_modules\/yaml\//, /node_modules\/web-tree-sitter\//];
     const holds = (sources: readonly string[], module: RegExp): boolean => sources.some((source) => module.test(source));
     for (const module of engineModules) expect(holds(bundledSources('engine.cjs'), module), String(module)).toBe(true);
+    // proper-lockfile's dependencies are replaced by what a short process needs (scripts/bundle-hook.ts).
+    for (const replaced of [/node_modules\/signal-exit\//, /node_modules\/graceful-fs\//]) expect(holds(bundledSources('engine.cjs'), replaced), String(replaced)).toBe(false);
     // What `svc hook` parses before it knows whether a proxy answers: the entry (what it runs is checked below, on a forwarded call).
     const forwarding = bundledSources('hook-entry.cjs');
     expect(forwarding).toContain('../../../../src/cli/hook-entry.ts');
