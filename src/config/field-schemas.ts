@@ -46,6 +46,16 @@ export function section<Shape extends z.core.$ZodLooseShape>(example: string, sh
   return z.strictObject(shape, { error: (issue) => (issue.code === 'invalid_type' ? `expected a map of keys, for example ${example}` : undefined) });
 }
 
+/**
+ * A section svc.yml may leave out, built on first use: when it is absent, as most are, it takes
+ * `defaults()` and its schema is never built. A hook process reads svc.yml once and exits, and
+ * building the schemas of the sections it leaves out was about a quarter of the zod schemas it
+ * built (each 20-25 µs). `defaults()` must be what the schema makes of `{}`; a test holds them equal.
+ */
+export function optionalSection<Schema extends z.ZodType>(spec: { build: () => Schema; defaults: () => z.output<Schema> }) {
+  return z.lazy(spec.build).default(spec.defaults as () => z.util.NoUndefined<z.output<Schema>>);
+}
+
 /** Marks an issue about a map key itself, which the loader then points at rather than at the key's value. */
 export const ABOUT_THE_KEY = { about: 'key' } as const;
 

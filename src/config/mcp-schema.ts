@@ -20,7 +20,8 @@ const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/;
 
 export const mcpServerNameSchema = z.string().regex(MCP_SERVER_NAME, SERVER_NAME_MESSAGE);
 
-const serverSchema = section('{ command: github-mcp-server, env: [GITHUB_TOKEN] } or { url: https://mcp.example.com/mcp }', {
+const serverSchema = () =>
+  section('{ command: github-mcp-server, env: [GITHUB_TOKEN] } or { url: https://mcp.example.com/mcp }', {
     /** Executable of a stdio server, looked up on PATH. */
     command: z.string({ error: 'expected the command that starts the server, for example npx' }).min(1, 'expected the command that starts the server, for example npx').max(4096).optional(),
     args: z.array(z.string({ error: 'an argument is text; quote numbers and flags, for example "--port"' }).max(16_384), { error: 'expected a list of arguments, for example [-y, some-mcp-server]' }).max(256).optional(),
@@ -50,23 +51,28 @@ const serverSchema = section('{ command: github-mcp-server, env: [GITHUB_TOKEN] 
     }
   });
 
-export type McpServerConfig = z.infer<typeof serverSchema>;
+export type McpServerConfig = z.infer<ReturnType<typeof serverSchema>>;
 
-export const mcpConfigSchema = section('{ servers: { github: { command: github-mcp-server } } }', {
-  /** The pin lock, relative to svc.yml; meant to be committed. */
-  lock: pathField('svc.mcp.lock').default('svc.mcp.lock'),
-  /** A tool seen for the first time: `pin` signs its definition into the lock, `require` leaves it unpinned until `svc mcp pins approve`. */
-  firstUse: choice(['pin', 'require']).default('pin'),
-  /** What a call of an unpinned tool gets: `deny`, or `step_up` (a reviewer approves that exact call). */
-  unpinned: choice(['deny', 'step_up']).default('deny'),
-  /** How long an upstream may take to answer one request before the agent gets an error. */
-  requestTimeoutSeconds: wholeNumber('seconds', 1, 3600, 60).default(60),
-  /** Largest JSON-RPC message accepted from the agent (one line on stdin); larger ones are answered with an error. */
-  maxMessageBytes: wholeNumber('bytes', 1024, 64 * 1024 * 1024, 4 * 1024 * 1024).default(4 * 1024 * 1024),
-  servers: namedRecord(MCP_SERVER_NAME, SERVER_NAME_MESSAGE, serverSchema, '{ github: { command: github-mcp-server } }').default({}),
-});
+/** The section's schema, built on first use (config/schema.ts builds it only when svc.yml has an `mcp:` section). */
+export const mcpConfigSchema = () =>
+  section('{ servers: { github: { command: github-mcp-server } } }', {
+    /** The pin lock, relative to svc.yml; meant to be committed. */
+    lock: pathField('svc.mcp.lock').default('svc.mcp.lock'),
+    /** A tool seen for the first time: `pin` signs its definition into the lock, `require` leaves it unpinned until `svc mcp pins approve`. */
+    firstUse: choice(['pin', 'require']).default('pin'),
+    /** What a call of an unpinned tool gets: `deny`, or `step_up` (a reviewer approves that exact call). */
+    unpinned: choice(['deny', 'step_up']).default('deny'),
+    /** How long an upstream may take to answer one request before the agent gets an error. */
+    requestTimeoutSeconds: wholeNumber('seconds', 1, 3600, 60).default(60),
+    /** Largest JSON-RPC message accepted from the agent (one line on stdin); larger ones are answered with an error. */
+    maxMessageBytes: wholeNumber('bytes', 1024, 64 * 1024 * 1024, 4 * 1024 * 1024).default(4 * 1024 * 1024),
+    servers: namedRecord(MCP_SERVER_NAME, SERVER_NAME_MESSAGE, serverSchema(), '{ github: { command: github-mcp-server } }').default({}),
+  });
 
-export type McpConfig = z.infer<typeof mcpConfigSchema>;
+/** What the schema makes of an absent `mcp:` section. */
+export const mcpDefaults = (): McpConfig => ({ lock: 'svc.mcp.lock', firstUse: 'pin', unpinned: 'deny', requestTimeoutSeconds: 60, maxMessageBytes: 4 * 1024 * 1024, servers: {} });
+
+export type McpConfig = z.infer<ReturnType<typeof mcpConfigSchema>>;
 
 function urlProblem(text: string): string | undefined {
   let url: URL;
