@@ -179,20 +179,22 @@ export function durationSchema(name: string) {
     .refine((window) => !WINDOW_PATTERN.test(window) || parseWindow(window) !== undefined, `${name} is at most 31d`);
 }
 
-const budgetSchema = z.strictObject({
-  id: z.string({ error: 'every budget needs an id' }).regex(RULE_ID_PATTERN, 'a budget id is lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (at most 64)'),
-  description: z.string().max(1000).optional(),
-  tool: globSchema,
-  agent: globSchema.default('*'),
-  max: z.number({ error: 'max is a whole number of allowed actions' }).int('max is a whole number of allowed actions').min(1, 'max must be at least 1; to forbid a tool, write a deny rule').max(10_000_000),
-  window: durationSchema('window'),
-});
-export type BudgetConfig = z.infer<typeof budgetSchema>;
+/** Built on first use: most policies have no budgets, and a hook process builds what it parses. */
+const budgetSchema = () =>
+  z.strictObject({
+    id: z.string({ error: 'every budget needs an id' }).regex(RULE_ID_PATTERN, 'a budget id is lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (at most 64)'),
+    description: z.string().max(1000).optional(),
+    tool: globSchema,
+    agent: globSchema.default('*'),
+    max: z.number({ error: 'max is a whole number of allowed actions' }).int('max is a whole number of allowed actions').min(1, 'max must be at least 1; to forbid a tool, write a deny rule').max(10_000_000),
+    window: durationSchema('window'),
+  });
+export type BudgetConfig = z.infer<ReturnType<typeof budgetSchema>>;
 
 export const policySchema = z
   .strictObject({
     rules: z.array(ruleSchema).max(10_000).default([]),
-    budgets: z.array(budgetSchema).max(1000).default([]),
+    budgets: z.array(z.lazy(budgetSchema)).max(1000).default([]),
   })
   .superRefine((policy, context) => {
     // Rules and budgets share one namespace: a decision's ruleId names either.
