@@ -35,6 +35,15 @@ const oddValues = fc.oneof(
   fc.constant([]),
 );
 
+/** A copy of records[index] with `value` at one of its data paths, the one pathIndex picks. */
+function mutatedRecord(index: number, pathIndex: number, value: unknown): Record<string, unknown> {
+  const record = structuredClone(records[index]) as Record<string, unknown>;
+  const paths = dataPaths(record.data, ['data']).filter((path) => path.length > 1);
+  const path = paths[pathIndex % paths.length];
+  if (path) setAt(record, path, value);
+  return record;
+}
+
 describe('checkParsedRecord', () => {
   it('accepts every record of the valid fixture, as the record given', () => {
     for (const record of records) {
@@ -47,10 +56,7 @@ describe('checkParsedRecord', () => {
   it('gives checkRecord’s verdict and message on 10,000 records mutated anywhere in their data', () => {
     fc.assert(
       fc.property(fc.nat(records.length - 1), fc.nat(), oddValues, (index, pathIndex, value) => {
-        const record = structuredClone(records[index]) as Record<string, unknown>;
-        const paths = dataPaths(record.data, ['data']).filter((path) => path.length > 1);
-        const path = paths[pathIndex % paths.length];
-        if (path) setAt(record, path, value);
+        const record = mutatedRecord(index, pathIndex, value);
         const fast = checkParsedRecord(record);
         const reference = checkRecord(record);
         expect(fast.ok).toBe(reference.ok);
@@ -119,10 +125,7 @@ describe('checkParsedRecordButPrevHash', () => {
   it('gives checkParsedRecord’s verdict and message on 3,000 records mutated anywhere in their data', () => {
     fc.assert(
       fc.property(fc.nat(records.length - 1), fc.nat(), oddValues, (index, pathIndex, value) => {
-        const record = structuredClone(records[index]) as Record<string, unknown>;
-        const paths = dataPaths(record.data, ['data']).filter((path) => path.length > 1);
-        const path = paths[pathIndex % paths.length];
-        if (path) setAt(record, path, value);
+        const record = mutatedRecord(index, pathIndex, value);
         expect(checkParsedRecordButPrevHash(record)).toEqual(checkParsedRecord(record));
       }),
       { numRuns: 3_000, seed: 12 },
