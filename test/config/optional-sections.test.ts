@@ -9,8 +9,9 @@ import { optionalSections } from '../../src/config/schema.js';
  */
 describe('optional svc.yml sections', () => {
   for (const [name, spec] of Object.entries(optionalSections)) {
-    it(`${name}: the defaults are what the schema makes of {}`, () => {
+    it(`${name}: the defaults are what the schema makes of {}, keys in the same order`, () => {
       expect(spec.defaults()).toEqual(spec.build().parse({}));
+      expect(JSON.stringify(spec.defaults())).toBe(JSON.stringify(spec.build().parse({})));
     });
   }
 
