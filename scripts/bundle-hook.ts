@@ -63,9 +63,18 @@ await build({
   logLevel: 'warning',
 });
 
+/** The engine's `node:fs/promises` is the synchronous one of src/hooks/synchronous-fs-promises.cts (see the module). */
+const synchronousFsPromises: Plugin = {
+  name: 'synchronous-fs-promises',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: join(root, 'dist', 'src', 'hooks', 'synchronous-fs-promises.cjs') }));
+  },
+};
+
 await build({
   absWorkingDir: root,
   entryPoints: [join(root, 'dist', 'src', 'hooks', 'hook-process-engine.js')],
+  plugins: [synchronousFsPromises],
   outfile: engineFile,
   bundle: true,
   format: 'cjs',

@@ -82,6 +82,9 @@ describe('the hook bundles', () => {
     for (const module of engineModules) expect(holds(bundledSources('engine.cjs'), module), String(module)).toBe(true);
     // proper-lockfile's dependencies are replaced by what a short process needs (scripts/bundle-hook.ts).
     for (const replaced of [/node_modules\/signal-exit\//, /node_modules\/graceful-fs\//]) expect(holds(bundledSources('engine.cjs'), replaced), String(replaced)).toBe(false);
+    // ...and its fs/promises is the synchronous one (src/hooks/synchronous-fs-promises.cts).
+    expect(holds(bundledSources('engine.cjs'), /src\/hooks\/synchronous-fs-promises\.cts$/)).toBe(true);
+    expect(specifiers(bundleText('engine.cjs')).all.filter((specifier) => /^(node:)?fs\/promises$/.test(specifier))).toEqual([]);
     // What `svc hook` parses before it knows whether a proxy answers: the entry (what it runs is checked below, on a forwarded call).
     const forwarding = bundledSources('hook-entry.cjs');
     expect(forwarding).toContain('../../../../src/cli/hook-entry.ts');
