@@ -43,6 +43,14 @@ const modulesOutsideEntry: Plugin = {
   },
 };
 
+/** Both bundles' `node:fs/promises` is the synchronous one of src/hooks/synchronous-fs-promises.cts (see the module). */
+const synchronousFsPromises: Plugin = {
+  name: 'synchronous-fs-promises',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: join(root, 'dist', 'src', 'hooks', 'synchronous-fs-promises.cjs') }));
+  },
+};
+
 await build({
   // The `// <path>` comments before each module are relative to this, whatever the caller's cwd.
   absWorkingDir: root,
@@ -54,7 +62,7 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   external: builtins,
-  plugins: [modulesOutsideEntry],
+  plugins: [modulesOutsideEntry, synchronousFsPromises],
   // import() becomes require(), also of the two ES modules above (Node's require of an ES module):
   // an import() would start the ES module loader that a CommonJS entry is there to spare.
   supported: { 'dynamic-import': false },
@@ -62,14 +70,6 @@ await build({
   banner: { js: "const __svcBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
-
-/** The engine's `node:fs/promises` is the synchronous one of src/hooks/synchronous-fs-promises.cts (see the module). */
-const synchronousFsPromises: Plugin = {
-  name: 'synchronous-fs-promises',
-  setup(build) {
-    build.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: join(root, 'dist', 'src', 'hooks', 'synchronous-fs-promises.cjs') }));
-  },
-};
 
 await build({
   absWorkingDir: root,

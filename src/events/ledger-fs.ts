@@ -41,7 +41,7 @@ export const nodeLedgerFs: LedgerFs = {
   ftruncate: (fd, length) => promisify(fs.ftruncate)(fd, length),
   close: promisify(fs.close),
   rename: promisify(fs.rename),
-  mkdir: (path) => fs.promises.mkdir(path, { recursive: true, mode: 0o700 }),
+  mkdir: (path) => promisify(fs.mkdir)(path, { recursive: true, mode: 0o700 }),
   async fsyncDirectory(path) {
     const fd = await promisify(fs.open)(path, 'r');
     try {

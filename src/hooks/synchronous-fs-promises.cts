@@ -1,5 +1,5 @@
 /**
- * What the hook engine's bundle gets for `node:fs/promises` (scripts/bundle-hook.ts): the same
+ * What the hook bundles get for `node:fs/promises` (scripts/bundle-hook.ts): the same
  * API, each call done synchronously and its result (or error) handed back as a settled promise.
  * A hook process does nothing while it waits for a file, and in a new process fs/promises is cold
  * code with a thread-pool round trip per call: the 37 calls of a typical hook cost about 5-10% of
@@ -7,9 +7,9 @@
  *
  * A synchronous open of a FIFO would wait for a writer past the hook's own timeout, which races
  * asynchronous work only (run-hook.ts `decideWithin`). So every open here adds O_NONBLOCK: on a
- * regular file it changes nothing, and a FIFO fails at once (no reader: ENXIO; nothing to read:
- * EAGAIN), which the callers already turn into a refusal. What this module does not implement is
- * fs/promises itself.
+ * regular file it changes nothing, and a FIFO answers at once (writing one without a reader fails
+ * with ENXIO; reading one without a writer finds it empty), which the callers turn into a refusal.
+ * What this module does not implement it takes from Node's fs/promises, loaded on first use.
  */
 import fs = require('node:fs');
 
@@ -113,8 +113,14 @@ async function writeFile(path: fs.PathLike, data: string | NodeJS.ArrayBufferVie
   }
 }
 
-export = {
-  ...fs.promises,
+/**
+ * The rest of fs/promises, by name, loaded only when one of them is called: a hook calls none of
+ * them, and loading fs/promises itself (with the readline and stream code it pulls in) would cost
+ * every hook process a millisecond for nothing.
+ */
+const OTHER_FUNCTIONS = ['access', 'appendFile', 'chmod', 'chown', 'copyFile', 'cp', 'lchown', 'link', 'lutimes', 'mkdtemp', 'opendir', 'readdir', 'readlink', 'realpath', 'rmdir', 'statfs', 'symlink', 'truncate', 'watch'] as const;
+
+const synchronousFsPromises = {
   constants: fs.constants,
   open,
   readFile,
@@ -127,3 +133,6 @@ export = {
   rm: async (path: fs.PathLike, options?: fs.RmOptions) => fs.rmSync(path, options),
   utimes: async (path: fs.PathLike, atime: fs.TimeLike, mtime: fs.TimeLike) => fs.utimesSync(path, atime, mtime),
 };
+for (const name of OTHER_FUNCTIONS) Object.defineProperty(synchronousFsPromises, name, { enumerable: true, get: () => fs.promises[name] });
+
+export = synchronousFsPromises as typeof synchronousFsPromises & Pick<typeof fs.promises, (typeof OTHER_FUNCTIONS)[number]>;

@@ -82,9 +82,9 @@ describe('the hook bundles', () => {
     for (const module of engineModules) expect(holds(bundledSources('engine.cjs'), module), String(module)).toBe(true);
     // proper-lockfile's dependencies are replaced by what a short process needs (scripts/bundle-hook.ts).
     for (const replaced of [/node_modules\/signal-exit\//, /node_modules\/graceful-fs\//]) expect(holds(bundledSources('engine.cjs'), replaced), String(replaced)).toBe(false);
-    // ...and its fs/promises is the synchronous one (src/hooks/synchronous-fs-promises.cts).
+    // ...and its fs/promises, like the entry's, is the synchronous one (src/hooks/synchronous-fs-promises.cts).
     expect(holds(bundledSources('engine.cjs'), /src\/hooks\/synchronous-fs-promises\.cts$/)).toBe(true);
-    expect(specifiers(bundleText('engine.cjs')).all.filter((specifier) => /^(node:)?fs\/promises$/.test(specifier))).toEqual([]);
+    for (const bundle of ['engine.cjs', 'hook-entry.cjs']) expect(specifiers(bundleText(bundle)).all.filter((specifier) => /^(node:)?fs\/promises$/.test(specifier)), bundle).toEqual([]);
     // What `svc hook` parses before it knows whether a proxy answers: the entry (what it runs is checked below, on a forwarded call).
     const forwarding = bundledSources('hook-entry.cjs');
     expect(forwarding).toContain('../../../../src/cli/hook-entry.ts');
@@ -256,6 +256,8 @@ describe('svc hook claude-code from the bundle', () => {
     expect(run.builtins).toContain('NativeModule vm');
     expect(run.builtins).not.toContain('NativeModule perf_hooks');
     expect(run.builtins).not.toContain('NativeModule assert');
+    // Both bundles' fs/promises is the synchronous one, so Node's is never loaded (synchronous-fs-promises.cts).
+    expect(run.builtins).not.toContain('NativeModule internal/fs/promises');
     expect(esModuleLoader(run.builtins)).toEqual([]);
   });
 

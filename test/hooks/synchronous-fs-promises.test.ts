@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * The hook engine's `node:fs/promises` (src/hooks/synchronous-fs-promises.cts, put in place by
+ * The hook bundles' `node:fs/promises` (src/hooks/synchronous-fs-promises.cts, put in place by
  * scripts/bundle-hook.ts): each call done synchronously, its result or error a settled promise,
  * every open non-blocking so that a FIFO never holds the hook past its timeout.
  */
