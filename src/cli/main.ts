@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT_USAGE } from './context.js';
+import { guardStdout } from './output.js';
 import { reportFailure } from './report-failure.js';
 
 /**
@@ -52,10 +53,6 @@ async function loadHookEntry(): Promise<HookEntry> {
   }
 }
 
-// A reader that stops early (`svc replay | head`) is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
-});
+guardStdout();
 
 await main(process.argv);

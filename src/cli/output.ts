@@ -3,19 +3,23 @@
 let stdoutGuarded = false;
 let wroteOutput = false;
 
+/** A reader that stops early (`svc replay | head`) is not an error: stdout guarded against it, once. */
+export function guardStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 /**
- * Writes to stdout, guarded first against a reader that stops early, which is not an error (main.js
- * guards every other command from its start). Node builds process.stdout on first use, for a pipe a
- * socket with the net module behind it, so a hook call that has nothing to say never builds it.
+ * Writes to stdout, guarded first (main.js guards it for every other command from its start).
+ * Node builds process.stdout on first use, for a pipe a socket with the net module behind it, so
+ * a hook call that has nothing to say never builds it.
  */
 export function writeStdout(text: string): void {
-  if (!stdoutGuarded) {
-    stdoutGuarded = true;
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-  }
+  guardStdout();
   wroteOutput = true;
   process.stdout.write(text);
 }

@@ -21,22 +21,24 @@ function nonBlocking(flags: OpenFlags | undefined): number {
   return numeric | fs.constants.O_NONBLOCK;
 }
 
-/** Node's string flags, the ones svc uses, as numbers (fs.open's own table). */
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_EXCL } = fs.constants;
+
+/** Node's string flags as numbers (fs.open's own table). */
+const STRING_FLAGS: Readonly<Record<string, number>> = {
+  r: O_RDONLY,
+  'r+': O_RDWR,
+  w: O_TRUNC | O_CREAT | O_WRONLY,
+  wx: O_TRUNC | O_CREAT | O_WRONLY | O_EXCL,
+  'w+': O_TRUNC | O_CREAT | O_RDWR,
+  'wx+': O_TRUNC | O_CREAT | O_RDWR | O_EXCL,
+  a: O_APPEND | O_CREAT | O_WRONLY,
+  ax: O_APPEND | O_CREAT | O_WRONLY | O_EXCL,
+  'a+': O_APPEND | O_CREAT | O_RDWR,
+  'ax+': O_APPEND | O_CREAT | O_RDWR | O_EXCL,
+};
+
 function flagsOf(flags: string): number {
-  const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_EXCL } = fs.constants;
-  const table: Record<string, number> = {
-    r: O_RDONLY,
-    'r+': O_RDWR,
-    w: O_TRUNC | O_CREAT | O_WRONLY,
-    wx: O_TRUNC | O_CREAT | O_WRONLY | O_EXCL,
-    'w+': O_TRUNC | O_CREAT | O_RDWR,
-    'wx+': O_TRUNC | O_CREAT | O_RDWR | O_EXCL,
-    a: O_APPEND | O_CREAT | O_WRONLY,
-    ax: O_APPEND | O_CREAT | O_WRONLY | O_EXCL,
-    'a+': O_APPEND | O_CREAT | O_RDWR,
-    'ax+': O_APPEND | O_CREAT | O_RDWR | O_EXCL,
-  };
-  const numeric = table[flags];
+  const numeric = STRING_FLAGS[flags];
   if (numeric === undefined) throw Object.assign(new TypeError(`unsupported open flags ${JSON.stringify(flags)}`), { code: 'ERR_INVALID_ARG_VALUE' });
   return numeric;
 }
