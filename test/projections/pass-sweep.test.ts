@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { LedgerRecord } from '../../src/events/catalogue.js';
+import { evolve, initialState, restoreState, snapshotState, type LedgerState } from '../../src/projections/state.js';
+
+/**
+ * The sweep that forgets passes an hour past their expiry goes through them in expiry order and
+ * stops at the first it keeps. Whatever the order of expiries, it must forget exactly what a walk
+ * over every action forgets: the reference model below folds the same records that way.
+ */
+
+const SWEEP_EVERY = 4096;
+const HOUR_MS = 3_600_000;
+
+/** A small seeded generator (mulberry32): the same records on every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Workload {
+  /** Chance that a pass's expiry falls below the previous one (a clock stepped back, a shorter ttl). */
+  fallingExpiry: number;
+  /** Chance of a pass whose expiry is not a number (a ledger a verifier is given may hold anything). */
+  nanExpiry: number;
+}
+
+/** Allow flows (received, decided, issued), some executed, with time moving on by about a second a record. */
+function records(seed: number, count: number, workload: Workload): LedgerRecord[] {
+  const next = random(seed);
+  const out: LedgerRecord[] = [];
+  let ms = Date.parse('2026-11-21T10:00:00.000Z');
+  let action = 0;
+  const issued: string[] = [];
+  const push = (type: string, data: Record<string, unknown>) => {
+    ms += Math.floor(next() * 2000);
+    out.push({ v: 0, seq: out.length, ts: new Date(ms).toISOString(), stream: 'action:x', prevHash: `sha256:${'0'.repeat(64)}`, type, data } as unknown as LedgerRecord);
+  };
+  while (out.length < count) {
+    const roll = next();
+    if (roll < 0.1 && issued.length > 0) {
+      // An execution of some earlier pass, or a second pass for an action that has one.
+      const actionId = issued[Math.floor(next() * issued.length)] as string;
+      if (next() < 0.7) push('execution.completed', { actionId, passId: `pass_${actionId}` });
+      else push('actionpass.issued', { actionId, passId: `pass_${actionId}_again`, claims: { exp: Math.floor(ms / 1000) + 300, payloadHash: 'sha256:x' } });
+      continue;
+    }
+    const actionId = `act_${action}`;
+    action += 1;
+    const actor = { agentId: 'agent:a', tenant: 'org:a' };
+    push('action.received', { action: { actor, capability: { tool: 't', resource: 'r' } }, actionHash: 'sha256:a', actionId, payloadHash: 'sha256:p', source: 'proxy' });
+    push('policy.decided', { actionId, decision: 'allow', reasons: [], ruleId: 'r', policyHash: 'sha256:h' });
+    let exp = Math.floor(ms / 1000) + 300;
+    if (next() < workload.fallingExpiry) exp -= 1 + Math.floor(next() * 7200);
+    if (next() < workload.nanExpiry) exp = Number.NaN;
+    push('actionpass.issued', { actionId, passId: `pass_${actionId}`, claims: { exp, payloadHash: 'sha256:p' } });
+    issued.push(actionId);
+  }
+  return out.slice(0, count);
+}
+
+/** What evolve does to `actions` for these records, with the sweep walking every action. */
+function referenceActions(all: readonly LedgerRecord[]): string[] {
+  const actions = new Map<string, { exp?: number }>();
+  for (const record of all) {
+    if (record.seq % SWEEP_EVERY === 0) {
+      const now = Date.parse(record.ts);
+      for (const [actionId, entry] of actions) if (entry.exp !== undefined && entry.exp * 1000 + HOUR_MS < now) actions.delete(actionId);
+    }
+    const data = record.data as { actionId: string; claims?: { exp: number } };
+    if (record.type === 'action.received') actions.set(data.actionId, {});
+    else if (record.type === 'policy.decided' || record.type === 'execution.completed') actions.delete(data.actionId);
+    else if (record.type === 'actionpass.issued') actions.set(data.actionId, { exp: data.claims?.exp as number });
+  }
+  return [...actions.keys()];
+}
+
+function fold(all: readonly LedgerRecord[], restoreAt?: number): LedgerState {
+  let state = initialState();
+  for (const record of all) {
+    if (record.seq === restoreAt) state = restoreState(JSON.parse(JSON.stringify(snapshotState(state))));
+    evolve(state, record);
+  }
+  return state;
+}
+
+describe('the sweep of expired passes', () => {
+  const cases: [string, Workload][] = [
+    ['expiries that only rise', { fallingExpiry: 0, nanExpiry: 0 }],
+    ['an expiry that falls now and then', { fallingExpiry: 0.001, nanExpiry: 0 }],
+    ['expiries in no order', { fallingExpiry: 0.3, nanExpiry: 0 }],
+    ['an expiry that is not a number', { fallingExpiry: 0, nanExpiry: 0.0005 }],
+  ];
+  for (const [name, workload] of cases) {
+    it(`given ${name}, then it forgets exactly the actions a walk over all of them forgets, in the same order`, () => {
+      for (const seed of [1, 2, 3]) {
+        const all = records(seed, 40_000, workload);
+        const expected = referenceActions(all);
+        expect([...fold(all).actions.keys()]).toEqual(expected);
+        // A state restored from a snapshot (a resume point) sweeps the same way. (Not with a NaN
+        // expiry: a snapshot's JSON turns it into null, which is another value.)
+        if (workload.nanExpiry === 0) expect([...fold(all, 20_000).actions.keys()]).toEqual(expected);
+      }
+    });
+  }
+
+  it('given a long run of rising expiries, then the passes of the last hour and a bit are kept, not all of them', () => {
+    const all = records(7, 40_000, { fallingExpiry: 0, nanExpiry: 0 });
+    const kept = fold(all).actions.size;
+    expect(kept).toBeGreaterThan(0);
+    // About 40,000 s of records and some 11,000 passes; a sweep every 4,096 records (about as many
+    // seconds) leaves the passes of at most the last 3,900 + 4,096 s, about 2,700 of them.
+    expect(kept).toBeLessThan(4_000);
+  });
+});
