@@ -52,6 +52,13 @@ export class RuntimeState {
   private approvalArtifacts = new Map<string, string>();
   /** Passes by jti until executed, so an execution can release their jti. */
   private passExpiry = new Map<string, number>();
+  /**
+   * Whether passExpiry's entries are in expiry order, as passes are issued: then the expired ones
+   * are its first entries, and a sweep stops at the first it keeps instead of walking a map that
+   * holds every pass of the last hour. Derived: in neither the snapshot nor the state's own properties.
+   */
+  #passExpiryInOrder = true;
+  #lastPassExpiry = Number.NEGATIVE_INFINITY;
   /** How approvals that left the open set ended, so a reuse is refused as used, not as unknown. */
   private settledApprovals = new Map<string, 'used' | 'rejected'>();
   private readonly reservedApprovals = new Set<string>();
@@ -103,6 +110,7 @@ export class RuntimeState {
       state.approvalActions = new Map(full.approvalActions);
       state.approvalArtifacts = new Map(full.approvalArtifacts);
       state.passExpiry = new Map(full.passExpiry);
+      state.checkPassExpiryOrder();
       state.settledApprovals = new Map(full.settledApprovals);
       state.lastSweep = full.lastSweep;
       state.mcpTools = new Map(full.mcpTools);
@@ -138,10 +146,16 @@ export class RuntimeState {
       case 'approval.granted':
         this.approvalArtifacts.set(record.data.approvalId, record.data.artifact);
         break;
-      case 'actionpass.issued':
+      case 'actionpass.issued': {
         this.awaitingApproval.delete(record.data.actionId);
-        this.passExpiry.set(record.data.passId, record.data.claims.exp);
+        const { passId } = record.data;
+        const exp = record.data.claims.exp;
+        // A jti seen again keeps its place in the map with a new expiry; NaN is in no order.
+        if (this.passExpiry.has(passId) || !(exp >= this.#lastPassExpiry)) this.#passExpiryInOrder = false;
+        else this.#lastPassExpiry = exp;
+        this.passExpiry.set(passId, exp);
         break;
+      }
       case 'execution.completed':
         this.markPassUsed(record.data.passId);
         break;
@@ -244,6 +258,28 @@ export class RuntimeState {
     this.lastSweep = nowMs;
     const nowSeconds = nowMs / 1000;
     for (const [jti, exp] of this.usedPasses) if (exp + 3600 < nowSeconds) this.usedPasses.delete(jti);
+    if (this.#passExpiryInOrder) {
+      for (const [jti, exp] of this.passExpiry) {
+        if (!(exp + 3600 < nowSeconds)) break;
+        this.passExpiry.delete(jti);
+      }
+      return;
+    }
     for (const [jti, exp] of this.passExpiry) if (exp + 3600 < nowSeconds) this.passExpiry.delete(jti);
+    this.checkPassExpiryOrder();
+  }
+
+  /** Whether passExpiry is in expiry order (after a restore, or a sweep that had to walk it all). */
+  private checkPassExpiryOrder(): void {
+    let last = Number.NEGATIVE_INFINITY;
+    for (const exp of this.passExpiry.values()) {
+      if (!(exp >= last)) {
+        this.#passExpiryInOrder = false;
+        return;
+      }
+      last = exp;
+    }
+    this.#passExpiryInOrder = true;
+    this.#lastPassExpiry = last;
   }
 }

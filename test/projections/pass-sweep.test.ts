@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerRecord } from '../../src/events/catalogue.js';
+import { RuntimeState } from '../../src/projections/runtime-state.js';
 import { evolve, initialState, restoreState, snapshotState, type LedgerState } from '../../src/projections/state.js';
 
 /**
- * The sweep that forgets passes an hour past their expiry goes through them in expiry order and
- * stops at the first it keeps. Whatever the order of expiries, it must forget exactly what a walk
- * over every action forgets: the reference model below folds the same records that way.
+ * The sweeps that forget passes an hour past their expiry (the ledger state's actions, the
+ * runtime state's pass expiries) go through them in expiry order and stop at the first they keep.
+ * Whatever the order of expiries, they must forget exactly what a walk over all of them forgets:
+ * the reference models below fold the same records that way.
  */
 
 const SWEEP_EVERY = 4096;
@@ -47,7 +49,7 @@ function records(seed: number, count: number, workload: Workload): LedgerRecord[
       // An execution of some earlier pass, or a second pass for an action that has one.
       const actionId = issued[Math.floor(next() * issued.length)] as string;
       if (next() < 0.7) push('execution.completed', { actionId, passId: `pass_${actionId}` });
-      else push('actionpass.issued', { actionId, passId: `pass_${actionId}_again`, claims: { exp: Math.floor(ms / 1000) + 300, payloadHash: 'sha256:x' } });
+      else push('actionpass.issued', { actionId, passId: `pass_${actionId}_${out.length}`, claims: { exp: Math.floor(ms / 1000) + 300, payloadHash: 'sha256:x' } });
       continue;
     }
     const actionId = `act_${action}`;
@@ -80,6 +82,31 @@ function referenceActions(all: readonly LedgerRecord[]): string[] {
   return [...actions.keys()];
 }
 
+/** The runtime state's pass expiries for these records, swept by a walk over all of them once a minute of record time. */
+function referencePassExpiry(all: readonly LedgerRecord[]): [string, number][] {
+  const expiry = new Map<string, number>();
+  let lastSweep = 0;
+  for (const record of all) {
+    const data = record.data as { passId: string; claims?: { exp: number } };
+    if (record.type === 'actionpass.issued') expiry.set(data.passId, data.claims?.exp as number);
+    else if (record.type === 'execution.completed') expiry.delete(data.passId);
+    const now = Date.parse(record.ts);
+    if (now - lastSweep < 60_000) continue;
+    lastSweep = now;
+    for (const [passId, exp] of expiry) if (exp + 3600 < now / 1000) expiry.delete(passId);
+  }
+  return [...expiry];
+}
+
+function foldRuntime(all: readonly LedgerRecord[], restoreAt?: number): RuntimeState {
+  let state = new RuntimeState(HOUR_MS);
+  for (const record of all) {
+    if (record.seq === restoreAt) state = RuntimeState.restore(JSON.parse(JSON.stringify(state.snapshot())), HOUR_MS) as RuntimeState;
+    state.apply(record);
+  }
+  return state;
+}
+
 function fold(all: readonly LedgerRecord[], restoreAt?: number): LedgerState {
   let state = initialState();
   for (const record of all) {
@@ -89,7 +116,7 @@ function fold(all: readonly LedgerRecord[], restoreAt?: number): LedgerState {
   return state;
 }
 
-describe('the sweep of expired passes', () => {
+describe('the sweeps of expired passes', () => {
   const cases: [string, Workload][] = [
     ['expiries that only rise', { fallingExpiry: 0, nanExpiry: 0 }],
     ['an expiry that falls now and then', { fallingExpiry: 0.001, nanExpiry: 0 }],
@@ -105,6 +132,9 @@ describe('the sweep of expired passes', () => {
         // A state restored from a snapshot (a resume point) sweeps the same way. (Not with a NaN
         // expiry: a snapshot's JSON turns it into null, which is another value.)
         if (workload.nanExpiry === 0) expect([...fold(all, 20_000).actions.keys()]).toEqual(expected);
+        const expectedExpiry = referencePassExpiry(all);
+        expect(foldRuntime(all).snapshot().passExpiry).toEqual(expectedExpiry);
+        if (workload.nanExpiry === 0) expect(foldRuntime(all, 20_000).snapshot().passExpiry).toEqual(expectedExpiry);
       }
     });
   }
