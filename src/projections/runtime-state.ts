@@ -46,6 +46,12 @@ export class RuntimeState {
   budgets: BudgetCounter;
   /** jti → exp (seconds): passes already executed or blocked, kept until they expire anyway. */
   private usedPasses = new Map<string, number>();
+  /**
+   * usedPasses' jtis by the minute of their expiry, so the sweep goes through a few dozen minutes
+   * instead of every pass used in the last hour (they are used in no particular expiry order).
+   * Derived: in neither the snapshot nor the state's own properties.
+   */
+  #usedPassesByExpiryMinute = new Map<number, string[]>();
   /** Step-up actions between their receipt and their approval request. */
   private awaitingApproval = new Map<string, NormalizedAction>();
   private approvalActions = new Map<string, NormalizedAction>();
@@ -106,6 +112,7 @@ export class RuntimeState {
       state.ledger = restoreState(full.ledger);
       state.budgets = counter;
       state.usedPasses = new Map(full.usedPasses);
+      for (const [jti, exp] of state.usedPasses) state.indexUsedPass(jti, exp);
       state.awaitingApproval = new Map(full.awaitingApproval);
       state.approvalActions = new Map(full.approvalActions);
       state.approvalArtifacts = new Map(full.approvalArtifacts);
@@ -204,8 +211,17 @@ export class RuntimeState {
    */
   markPassUsed(jti: string): void {
     if (this.usedPasses.has(jti)) return;
-    this.usedPasses.set(jti, this.passExpiry.get(jti) ?? Number.MAX_SAFE_INTEGER);
+    const exp = this.passExpiry.get(jti) ?? Number.MAX_SAFE_INTEGER;
+    this.usedPasses.set(jti, exp);
+    this.indexUsedPass(jti, exp);
     this.passExpiry.delete(jti);
+  }
+
+  private indexUsedPass(jti: string, exp: number): void {
+    const minute = Math.floor(exp / 60);
+    const jtis = this.#usedPassesByExpiryMinute.get(minute);
+    if (jtis === undefined) this.#usedPassesByExpiryMinute.set(minute, [jti]);
+    else jtis.push(jti);
   }
 
   isPassUsed(jti: string): boolean {
@@ -257,7 +273,19 @@ export class RuntimeState {
     if (nowMs - this.lastSweep < 60_000) return;
     this.lastSweep = nowMs;
     const nowSeconds = nowMs / 1000;
-    for (const [jti, exp] of this.usedPasses) if (exp + 3600 < nowSeconds) this.usedPasses.delete(jti);
+    // A minute wholly past (every expiry in it + 3600 < now) is dropped whole; the minute at the
+    // edge is checked pass by pass; a later one (or NaN, which compares false) keeps its passes.
+    for (const [minute, jtis] of this.#usedPassesByExpiryMinute) {
+      if (!(minute * 60 + 3600 < nowSeconds)) continue;
+      const wholeMinutePast = (minute + 1) * 60 + 3600 < nowSeconds;
+      const kept: string[] = [];
+      for (const jti of jtis) {
+        if (wholeMinutePast || (this.usedPasses.get(jti) as number) + 3600 < nowSeconds) this.usedPasses.delete(jti);
+        else kept.push(jti);
+      }
+      if (kept.length === 0) this.#usedPassesByExpiryMinute.delete(minute);
+      else this.#usedPassesByExpiryMinute.set(minute, kept);
+    }
     if (this.#passExpiryInOrder) {
       for (const [jti, exp] of this.passExpiry) {
         if (!(exp + 3600 < nowSeconds)) break;
