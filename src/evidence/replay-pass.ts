@@ -220,16 +220,32 @@ const REPLAY_WORKER_HEAP = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeM
 const BARE_REPLAY_WORKER_HEAP = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
 /**
- * The replay on a worker thread, so the verifying process holds two small heaps instead of one
- * heap that grows with the replay's allocation rate.
+ * Where the main thread puts a projection's bytes as the replay worker hands them off, in order,
+ * and the sha256 hex of them all in the end: a hash, or something that also does more with them.
  */
-export async function digestReplayPassInWorker(path: string, options: ReplayDigestOptions, onProgress?: Progress): Promise<ReplayDigest> {
+export interface ReplayedBytesReceiver {
+  update(bytes: Uint8Array): void;
+  digest(): string;
+}
+
+function sha256Receiver(): ReplayedBytesReceiver {
+  const hash = createHash('sha256');
+  return { update: (bytes) => hash.update(bytes), digest: () => hash.digest('hex') };
+}
+
+/**
+ * The replay on a worker thread, so the verifying process holds two small heaps instead of one
+ * heap that grows with the replay's allocation rate. `receiverFor` gives each projection's
+ * receiver (a sha256 hash unless given); where the replay falls back to this thread, the digests
+ * are that replay's own and the receivers' digests are not asked for.
+ */
+export async function digestReplayPassInWorker(path: string, options: ReplayDigestOptions, onProgress?: Progress, receiverFor: (file: string) => ReplayedBytesReceiver = sha256Receiver): Promise<ReplayDigest> {
   // The worker fills slots of shared memory with its projection bytes (handOffReplayPass) and
-  // they are hashed here, on a thread otherwise idle but for hashing the bundle's files: the
-  // hashing is about a tenth of the replay thread's work, and the wall time follows that thread.
+  // the receivers take them here, on a thread otherwise idle: hashing them was about a tenth of
+  // the replay thread's work, and the wall time follows that thread.
   const slots = sinkSlotMemory();
   const reader = new SlotReader(slots);
-  const hashes = new Map(options.projections.map((file) => [file, createHash('sha256')]));
+  const receivers = new Map(options.projections.map((file) => [file, receiverFor(file)]));
   // Thrown from the message handler it would be uncaught: kept, and thrown with the result.
   let unexpected: Error | undefined;
   const onData = (data: unknown): void => {
@@ -238,10 +254,10 @@ export async function digestReplayPassInWorker(path: string, options: ReplayDige
       return;
     }
     try {
-      const hash = hashes.get(data.file);
+      const receiver = receivers.get(data.file);
       const bytes = reader.bytes(data.slot, data.length);
-      if (hash === undefined || bytes === undefined) unexpected ??= new RangeError(`the replay worker posted a piece of ${data.file} that it was not asked to replay, or outside its slots`);
-      else hash.update(bytes);
+      if (receiver === undefined || bytes === undefined) unexpected ??= new RangeError(`the replay worker posted a piece of ${data.file} that it was not asked to replay, or outside its slots`);
+      else receiver.update(bytes);
     } finally {
       // Whatever came of it, the worker may be waiting for this slot.
       reader.free(data.slot);
@@ -253,5 +269,5 @@ export async function digestReplayPassInWorker(path: string, options: ReplayDige
   if (!('handedOff' in result)) return result;
   if (unexpected) throw unexpected;
   const { handedOff: _handedOff, ...replayed } = result;
-  return { digests: Object.fromEntries([...hashes].map(([file, hash]) => [file, hash.digest('hex')])), ...replayed };
+  return { digests: Object.fromEntries([...receivers].map(([file, receiver]) => [file, receiver.digest()])), ...replayed };
 }

@@ -11,11 +11,11 @@ import { readGenesis } from '../events/ledger-key.js';
 import { readRegularFile } from '../fs/regular-file.js';
 import { PROJECTION_FILES, REDUCER_VERSION } from '../projections/replay.js';
 import { openEnvelope, type InTotoStatement } from './attestation.js';
-import { BackgroundDigests } from './background-digests.js';
 import { BUNDLE_ATTESTATION, BUNDLE_CHECKPOINT, BUNDLE_LEDGER, BUNDLE_PROJECTIONS, EXPORT_PREDICATE_TYPE, type ExportPredicate } from './bundle.js';
 import { chainBefore, identityOf, runChainPassInWorker, type ChainSummary } from './chain-pass.js';
 import { lstatInput, readCheckpointFile } from './ledger-input.js';
-import { digestReplayPassInWorker, type ReplayDigest } from './replay-pass.js';
+import { ProjectionFileCheck } from './projection-file-check.js';
+import { digestReplayPassInWorker, type ReplayDigest, type ReplayedBytesReceiver } from './replay-pass.js';
 
 export interface VerifyOptions {
   /** The ledger public key (32 raw bytes) the verifier trusts; without it the genesis key is trusted. */
@@ -115,6 +115,8 @@ interface PassRequest {
   projections: string[];
   fileDigest: boolean;
   rootAtSize?: number;
+  /** Where each projection's replayed bytes go, on this thread (see digestReplayPassInWorker); sha256 hashes by default. */
+  receiverFor?: (file: string) => ReplayedBytesReceiver;
 }
 
 /**
@@ -138,7 +140,7 @@ async function runPasses(path: string, options: VerifyOptions, request: PassRequ
       ...(request.rootAtSize !== undefined && { rootAtSize: request.rootAtSize }),
       deferRecordChecks: true,
     }),
-    digestReplayPassInWorker(path, { end, projections: request.projections, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), checkRecords: true }, options.onProgress),
+    digestReplayPassInWorker(path, { end, projections: request.projections, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), checkRecords: true }, options.onProgress, request.receiverFor),
   ]);
   let chain = chainChecked;
   let defect = chain.defect;
@@ -197,19 +199,20 @@ async function verifyBundle(dir: string, options: VerifyOptions): Promise<Verify
   }
 
   // 2. One pass over the ledger, replaying every projection into digests. Meanwhile this thread,
-  // idle otherwise, hashes the projection files that step 4 compares with the replay.
-  const onDisk = new BackgroundDigests(PROJECTION_FILES.map((file) => join(dir, projectionName(file))));
+  // idle otherwise, reads the projection files beside the replay: each file is hashed (for step
+  // 4) and compared with the replay as it comes, which gives the replay's digest too.
+  const onDisk = new Map(await Promise.all(PROJECTION_FILES.map(async (file) => [file, await ProjectionFileCheck.open(join(dir, projectionName(file)))] as const)));
   try {
     return await checkLedgerAndProjections(dir, ledgerPath, options, report, statement, onDisk);
   } finally {
-    await onDisk.stop();
+    await Promise.all([...onDisk.values()].map((check) => check.close()));
   }
 }
 
 /** Steps 2 to 4 of `verifyBundle`, for a bundle whose attestation verified. */
-async function checkLedgerAndProjections(dir: string, ledgerPath: string, options: VerifyOptions, report: VerifyReport, statement: InTotoStatement, onDisk: BackgroundDigests): Promise<VerifyReport> {
+async function checkLedgerAndProjections(dir: string, ledgerPath: string, options: VerifyOptions, report: VerifyReport, statement: InTotoStatement, onDisk: ReadonlyMap<string, ProjectionFileCheck>): Promise<VerifyReport> {
   const predicate = statement.predicate as Partial<ExportPredicate>;
-  const { chain, replayed, defect } = await runPasses(ledgerPath, options, { projections: PROJECTION_FILES, fileDigest: true });
+  const { chain, replayed, defect } = await runPasses(ledgerPath, options, { projections: PROJECTION_FILES, fileDigest: true, receiverFor: (file) => onDisk.get(file) as ProjectionFileCheck });
   fillFromPasses(report, chain, defect, replayed);
   if (defect) return fail(report, { ...defect, file: BUNDLE_LEDGER });
 
@@ -238,7 +241,7 @@ async function checkLedgerAndProjections(dir: string, ledgerPath: string, option
     if (digests.get(name) === replayed.digests[file] && (await sizeOf(join(dir, name))) !== replayed.lengths[file]) {
       return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest (it is not the length of the replayed projection)`, file: name });
     }
-    const onDiskDigest = await onDisk.digest(join(dir, name));
+    const onDiskDigest = await (onDisk.get(file) as ProjectionFileCheck).fileDigest();
     if (onDiskDigest === undefined) return fail(report, notRegularInBundle(name));
     if (digests.get(name) !== onDiskDigest) return fail(report, { code: 'subject_digest_mismatch', message: `${name} does not match its attested digest`, file: name });
     const replayedDigest = replayed.digests[file];
