@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerRecord } from '../../src/events/catalogue.js';
 import { RuntimeState } from '../../src/projections/runtime-state.js';
 import { evolve, initialState, restoreState, snapshotState, type LedgerState } from '../../src/projections/state.js';
+import { seededRandom } from '../children/seeded-random.js';
 
 /**
  * The sweeps that forget passes an hour past their expiry (the ledger state's actions, the
@@ -13,18 +14,6 @@ import { evolve, initialState, restoreState, snapshotState, type LedgerState } f
 const SWEEP_EVERY = 4096;
 const HOUR_MS = 3_600_000;
 
-/** A small seeded generator (mulberry32): the same records on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Workload {
   /** Chance that a pass's expiry falls below the previous one (a clock stepped back, a shorter ttl). */
   fallingExpiry: number;
@@ -34,7 +23,7 @@ interface Workload {
 
 /** Allow flows (received, decided, issued), some executed, with time moving on by about a second a record. */
 function records(seed: number, count: number, workload: Workload): LedgerRecord[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const out: LedgerRecord[] = [];
   let ms = Date.parse('2026-11-21T10:00:00.000Z');
   let action = 0;
