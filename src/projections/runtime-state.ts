@@ -2,6 +2,7 @@ import type { NormalizedAction } from '../actionpass/action.js';
 import type { LedgerRecord } from '../events/catalogue.js';
 import { recordTimeMs } from '../events/rfc3339.js';
 import { BudgetCounter, type BudgetSnapshot } from './budgets.js';
+import { ExpiryIndex } from './expiry-index.js';
 import { evolve, initialState, restoreState, snapshotState, type ApprovalState, type LedgerState, type LedgerStateSnapshot } from './state.js';
 
 /**
@@ -46,25 +47,15 @@ export class RuntimeState {
   budgets: BudgetCounter;
   /** jti → exp (seconds): passes already executed or blocked, kept until they expire anyway. */
   private usedPasses = new Map<string, number>();
-  /**
-   * usedPasses' jtis by the minute of their expiry, so the sweep goes through a few dozen minutes
-   * instead of every pass used in the last hour (they are used in no particular expiry order).
-   * Derived: in neither the snapshot nor the state's own properties.
-   */
-  #usedPassesByExpiryMinute = new Map<number, string[]>();
+  /** usedPasses' and passExpiry's jtis by expiry, for the sweep. Derived: in neither the snapshot nor the state's own properties. */
+  #usedPassesByExpiry = new ExpiryIndex<string>();
+  #passExpiryByExpiry = new ExpiryIndex<string>();
   /** Step-up actions between their receipt and their approval request. */
   private awaitingApproval = new Map<string, NormalizedAction>();
   private approvalActions = new Map<string, NormalizedAction>();
   private approvalArtifacts = new Map<string, string>();
   /** Passes by jti until executed, so an execution can release their jti. */
   private passExpiry = new Map<string, number>();
-  /**
-   * Whether passExpiry's entries are in expiry order, as passes are issued: then the expired ones
-   * are its first entries, and a sweep stops at the first it keeps instead of walking a map that
-   * holds every pass of the last hour. Derived: in neither the snapshot nor the state's own properties.
-   */
-  #passExpiryInOrder = true;
-  #lastPassExpiry = Number.NEGATIVE_INFINITY;
   /** How approvals that left the open set ended, so a reuse is refused as used, not as unknown. */
   private settledApprovals = new Map<string, 'used' | 'rejected'>();
   private readonly reservedApprovals = new Set<string>();
@@ -112,12 +103,12 @@ export class RuntimeState {
       state.ledger = restoreState(full.ledger);
       state.budgets = counter;
       state.usedPasses = new Map(full.usedPasses);
-      for (const [jti, exp] of state.usedPasses) state.indexUsedPass(jti, exp);
+      for (const [jti, exp] of state.usedPasses) state.#usedPassesByExpiry.add(jti, exp);
       state.awaitingApproval = new Map(full.awaitingApproval);
       state.approvalActions = new Map(full.approvalActions);
       state.approvalArtifacts = new Map(full.approvalArtifacts);
       state.passExpiry = new Map(full.passExpiry);
-      state.checkPassExpiryOrder();
+      for (const [jti, exp] of state.passExpiry) state.#passExpiryByExpiry.add(jti, exp);
       state.settledApprovals = new Map(full.settledApprovals);
       state.lastSweep = full.lastSweep;
       state.mcpTools = new Map(full.mcpTools);
@@ -156,11 +147,8 @@ export class RuntimeState {
       case 'actionpass.issued': {
         this.awaitingApproval.delete(record.data.actionId);
         const { passId } = record.data;
-        const exp = record.data.claims.exp;
-        // A jti seen again keeps its place in the map with a new expiry; NaN is in no order.
-        if (this.passExpiry.has(passId) || !(exp >= this.#lastPassExpiry)) this.#passExpiryInOrder = false;
-        else this.#lastPassExpiry = exp;
-        this.passExpiry.set(passId, exp);
+        this.passExpiry.set(passId, record.data.claims.exp);
+        this.#passExpiryByExpiry.add(passId, record.data.claims.exp);
         break;
       }
       case 'execution.completed':
@@ -213,15 +201,8 @@ export class RuntimeState {
     if (this.usedPasses.has(jti)) return;
     const exp = this.passExpiry.get(jti) ?? Number.MAX_SAFE_INTEGER;
     this.usedPasses.set(jti, exp);
-    this.indexUsedPass(jti, exp);
+    this.#usedPassesByExpiry.add(jti, exp);
     this.passExpiry.delete(jti);
-  }
-
-  private indexUsedPass(jti: string, exp: number): void {
-    const minute = Math.floor(exp / 60);
-    const jtis = this.#usedPassesByExpiryMinute.get(minute);
-    if (jtis === undefined) this.#usedPassesByExpiryMinute.set(minute, [jti]);
-    else jtis.push(jti);
   }
 
   isPassUsed(jti: string): boolean {
@@ -272,42 +253,8 @@ export class RuntimeState {
   private sweep(nowMs: number): void {
     if (nowMs - this.lastSweep < 60_000) return;
     this.lastSweep = nowMs;
-    const nowSeconds = nowMs / 1000;
-    // A minute wholly past (every expiry in it + 3600 < now) is dropped whole; the minute at the
-    // edge is checked pass by pass; a later one (or NaN, which compares false) keeps its passes.
-    for (const [minute, jtis] of this.#usedPassesByExpiryMinute) {
-      if (!(minute * 60 + 3600 < nowSeconds)) continue;
-      const wholeMinutePast = (minute + 1) * 60 + 3600 < nowSeconds;
-      const kept: string[] = [];
-      for (const jti of jtis) {
-        if (wholeMinutePast || (this.usedPasses.get(jti) as number) + 3600 < nowSeconds) this.usedPasses.delete(jti);
-        else kept.push(jti);
-      }
-      if (kept.length === 0) this.#usedPassesByExpiryMinute.delete(minute);
-      else this.#usedPassesByExpiryMinute.set(minute, kept);
-    }
-    if (this.#passExpiryInOrder) {
-      for (const [jti, exp] of this.passExpiry) {
-        if (!(exp + 3600 < nowSeconds)) break;
-        this.passExpiry.delete(jti);
-      }
-      return;
-    }
-    for (const [jti, exp] of this.passExpiry) if (exp + 3600 < nowSeconds) this.passExpiry.delete(jti);
-    this.checkPassExpiryOrder();
-  }
-
-  /** Whether passExpiry is in expiry order (after a restore, or a sweep that had to walk it all). */
-  private checkPassExpiryOrder(): void {
-    let last = Number.NEGATIVE_INFINITY;
-    for (const exp of this.passExpiry.values()) {
-      if (!(exp >= last)) {
-        this.#passExpiryInOrder = false;
-        return;
-      }
-      last = exp;
-    }
-    this.#passExpiryInOrder = true;
-    this.#lastPassExpiry = last;
+    const isPast = (exp: number): boolean => exp + 3600 < nowMs / 1000;
+    this.#usedPassesByExpiry.sweep(isPast, (jti) => this.usedPasses.get(jti), (jti) => this.usedPasses.delete(jti));
+    this.#passExpiryByExpiry.sweep(isPast, (jti) => this.passExpiry.get(jti), (jti) => this.passExpiry.delete(jti));
   }
 }

@@ -1,4 +1,5 @@
 import type { LedgerRecord } from '../events/catalogue.js';
+import { ExpiryIndex } from './expiry-index.js';
 
 /**
  * The state every consumer folds from the ledger: the running proxy, `svc replay`,
@@ -134,10 +135,8 @@ export function evolve(state: LedgerState, record: LedgerRecord): void {
         }
       }
       const usedApproval = pass.approvalId === undefined ? undefined : state.settled.find((approval) => approval.approvalId === pass.approvalId);
-      // The queue first: one built now, from the actions, must not find this pass there already.
-      const queue = expiryQueueOf(state);
       state.actions.set(record.data.actionId, usedApproval ? { pass, usedApproval } : { pass });
-      queue.push(record.data.actionId, pass);
+      expiryIndexOf(state).add(record.data.actionId, pass.exp);
       return;
     }
     case 'approval.requested':
@@ -180,100 +179,23 @@ function settle(state: LedgerState, approval: ApprovalState): void {
 
 /** A pass an hour past its expiry can no longer be executed legitimately; forgetting it keeps memory flat. */
 function sweepExpiredPasses(state: LedgerState, now: number): void {
-  const queue = expiryQueueOf(state);
-  if (queue.sorted) {
-    queue.forgetExpired(state, now);
-    return;
-  }
-  forgetExpiredByScan(state, now);
-  expiryQueues.set(state, PassExpiryQueue.of(state));
+  expiryIndexOf(state).sweep(
+    (exp) => exp * 1000 + SWEEP_AFTER_EXPIRY_MS < now,
+    (actionId) => state.actions.get(actionId)?.pass?.exp,
+    (actionId) => state.actions.delete(actionId),
+  );
 }
 
-function isForgettable(pass: IssuedPass, now: number): boolean {
-  return pass.exp * 1000 + SWEEP_AFTER_EXPIRY_MS < now;
-}
+/** Each state's passes by expiry, beside it rather than in it: LedgerState stays plain data (snapshots, equality). */
+const expiryIndexes = new WeakMap<LedgerState, ExpiryIndex<string>>();
 
-/** The sweep as a walk over every action: the reference, and the way when passes are not in expiry order. */
-function forgetExpiredByScan(state: LedgerState, now: number): void {
-  for (const [actionId, action] of state.actions) {
-    if (action.pass && isForgettable(action.pass, now)) state.actions.delete(actionId);
+/** The state's index, built from its actions the first time (a restored state, or one made by hand). */
+function expiryIndexOf(state: LedgerState): ExpiryIndex<string> {
+  let index = expiryIndexes.get(state);
+  if (index === undefined) {
+    index = new ExpiryIndex();
+    for (const [actionId, action] of state.actions) if (action.pass) index.add(actionId, action.pass.exp);
+    expiryIndexes.set(state, index);
   }
-}
-
-/**
- * The passes of `state.actions` in expiry order, so a sweep forgets the expired ones from the
- * front and stops at the first one it keeps, instead of walking every action. A busy proxy keeps
- * every pass it issued for an hour past its expiry (a few million of them), and walking them all
- * every SWEEP_EVERY records cost more the longer it ran. Passes are issued with their expiry
- * rising, so appending keeps the order; an expiry that falls (a clock stepped back, a shorter
- * ttl after a reload) marks the queue unsorted, and the sweep then walks every action as before
- * and sorts the queue again. Either way the same actions are forgotten: exactly those whose
- * current pass is expired. An entry whose action was forgotten otherwise, or given another pass,
- * is skipped when its turn comes.
- */
-class PassExpiryQueue {
-  private actionIds: string[] = [];
-  private passes: IssuedPass[] = [];
-  private head = 0;
-  private lastExp = Number.NEGATIVE_INFINITY;
-  sorted = true;
-
-  /** The passes `state` holds, sorted by expiry (unsorted if an expiry is not a number). */
-  static of(state: LedgerState): PassExpiryQueue {
-    const entries: [string, IssuedPass][] = [];
-    for (const [actionId, action] of state.actions) if (action.pass) entries.push([actionId, action.pass]);
-    const queue = new PassExpiryQueue();
-    if (entries.some(([, pass]) => typeof pass.exp !== 'number' || Number.isNaN(pass.exp))) {
-      queue.sorted = false;
-      return queue;
-    }
-    entries.sort((a, b) => a[1].exp - b[1].exp);
-    for (const [actionId, pass] of entries) queue.push(actionId, pass);
-    return queue;
-  }
-
-  push(actionId: string, pass: IssuedPass): void {
-    if (!this.sorted) return;
-    // Not "below the last": a NaN expiry is never swept, so it must not stand in the way of those after it.
-    if (!(pass.exp >= this.lastExp)) {
-      this.sorted = false;
-      this.actionIds = [];
-      this.passes = [];
-      this.head = 0;
-      return;
-    }
-    this.lastExp = pass.exp;
-    this.actionIds.push(actionId);
-    this.passes.push(pass);
-  }
-
-  forgetExpired(state: LedgerState, now: number): void {
-    let head = this.head;
-    while (head < this.passes.length) {
-      const pass = this.passes[head] as IssuedPass;
-      if (!isForgettable(pass, now)) break;
-      const actionId = this.actionIds[head] as string;
-      if (state.actions.get(actionId)?.pass === pass) state.actions.delete(actionId);
-      head += 1;
-    }
-    this.head = head;
-    // Drop the swept front once it is most of the arrays, so they hold only what may still be swept.
-    if (head > 1024 && head * 2 > this.passes.length) {
-      this.passes = this.passes.slice(head);
-      this.actionIds = this.actionIds.slice(head);
-      this.head = 0;
-    }
-  }
-}
-
-/** Each state's queue, beside it rather than in it: LedgerState stays plain data (snapshots, equality). */
-const expiryQueues = new WeakMap<LedgerState, PassExpiryQueue>();
-
-function expiryQueueOf(state: LedgerState): PassExpiryQueue {
-  let queue = expiryQueues.get(state);
-  if (queue === undefined) {
-    queue = PassExpiryQueue.of(state);
-    expiryQueues.set(state, queue);
-  }
-  return queue;
+  return index;
 }

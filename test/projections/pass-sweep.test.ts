@@ -6,7 +6,7 @@ import { seededRandom } from '../children/seeded-random.js';
 
 /**
  * The sweeps that forget passes an hour past their expiry (the ledger state's actions, the
- * runtime state's pass expiries and used passes) go through them in expiry order, not all of them.
+ * runtime state's pass expiries and used passes) look only at the minutes of expiry old enough to hold one.
  * Whatever the order of expiries, they must forget exactly what a walk over all of them forgets:
  * the reference models below fold the same records that way.
  */
