@@ -121,6 +121,20 @@ describe('checkParsedRecord, remembering the sha256 texts it passed', () => {
   });
 });
 
+describe('checkParsedRecord, remembering more sha256 texts than it keeps', () => {
+  it('gives checkRecord’s verdict and message on 300 distinct hashes and their near misses, in turn, while what it remembers fills and empties', () => {
+    const record = records.find((candidate) => candidate.type === 'execution.completed') as Record<string, unknown>;
+    const data = record.data as Record<string, string>;
+    for (let index = 0; index < 300; index += 1) {
+      const hash = `sha256:${index.toString(16).padStart(64, '0')}`;
+      for (const spelling of [hash, hash.toUpperCase(), `${hash.slice(0, -1)}g`, hash, `sha256:${index.toString(16).padStart(64, 'A')}`]) {
+        const mutated = { ...record, data: { ...data, resultHash: spelling } };
+        expect(checkParsedRecord(mutated), spelling).toEqual(checkRecord(mutated));
+      }
+    }
+  });
+});
+
 describe('checkParsedRecordButPrevHash', () => {
   it('gives checkParsedRecord’s verdict and message on 3,000 records mutated anywhere in their data', () => {
     fc.assert(
@@ -190,5 +204,81 @@ describe('checkEvent', () => {
       }),
       { numRuns: 2_000, seed: 13 },
     );
+  });
+});
+
+describe('the fast path against checkRecord, on hostile values of every field type', () => {
+  const validHash = `sha256:${'0123456789abcdef'.repeat(4)}`;
+  const hostile: unknown[] = [
+    // identifiers: every kind of character the class leaves out, and the length bounds
+    '', 'a', 'a'.repeat(200), 'a'.repeat(201), 'ok.id', 'A-Z_a.z:0@9/+-', 'bad id', 'tab\t', 'new\nline', 'nul\u0000', 'é', '€', 'ｆ', '\ud800', 'x\udc00', '\ud83d\ude00', '#', '!', '~', '*', '%', '\\', '"', ',', '=', '?', '[', '{', '`', '\u007f', '\u0080', String.fromCharCode(0x2d + 0x100), String.fromCharCode(0x61 + 0x100),
+    // sha256 texts: uppercase, out-of-range digits, wrong lengths, surrogates and look-alikes
+    validHash, validHash.toUpperCase(), validHash.replace('sha256:', 'SHA256:'), `${validHash}0`, validHash.slice(0, -1), `${validHash.slice(0, -1)}g`, `${validHash.slice(0, -1)}G`, `${validHash.slice(0, -1)}\ud800`, `${validHash.slice(0, -2)}\ud83d\ude00`, `${validHash.slice(0, -1)}${String.fromCharCode(0x61 + 0x100)}`, ` ${validHash.slice(1)}`, `sha256:${'0'.repeat(64)}`, `sha256:${'f'.repeat(64)}`, `sha256:${'/'.repeat(64)}`, `sha256:${':'.repeat(64)}`, `sha256:${'`'.repeat(64)}`,
+    // times, reason codes, enums, base64
+    '2026-11-21T10:00:00.000Z', '2026-11-21T10:00:00.000z', '2026-02-30T10:00:00.000Z', '2026-11-21T10:00:00.000Z\n', '2026-11-21 10:00:00.000Z', '२०२६-11-21T10:00:00.000Z', 'rule_allow', 'Rule_allow', 'rule-allow', 'allow', 'ALLOW', 'proxy', 'succeeded', 'Ed25519', 'svc.ledger.v0', 'svc.action.v0', `${'A'.repeat(43)}=`, `${'A'.repeat(42)}==`,
+    // other types and shapes
+    undefined, null, true, false, 0, -0, 1, -1, 1.5, 2 ** 53, 2 ** 53 - 1, Number.NaN, Number.POSITIVE_INFINITY, 253_402_300_799, 253_402_300_800,
+    [], ['rule_allow'], [1], {}, { a: 1 }, JSON.parse('{"__proto__":{"x":1}}'), JSON.parse('{"constructor":1}'), new Date(0), 'x'.repeat(16_385), 'x'.repeat(65_537),
+  ];
+
+  /** Every path inside a record (envelope and data), to set a hostile value at. */
+  function recordPaths(record: Record<string, unknown>): string[][] {
+    return [...['v', 'seq', 'ts', 'stream', 'prevHash', 'type'].map((key) => [key]), ...dataPaths(record.data, ['data'])];
+  }
+
+  function expectSameAsReference(record: unknown, label: string): void {
+    const reference = checkRecord(record);
+    const fast = checkParsedRecord(record);
+    expect(fast.ok, label).toBe(reference.ok);
+    if (!fast.ok && !reference.ok) expect(fast.message, label).toBe(reference.message);
+    const butPrevHash = checkParsedRecordButPrevHash(record);
+    // The one difference allowed: a prevHash of the wrong form is accepted when all else is.
+    if (butPrevHash.ok !== reference.ok) expect(typeof (record as Record<string, unknown>).prevHash === 'string' && reference.ok === false && reference.message.startsWith('prevHash:'), label).toBe(true);
+    else if (!butPrevHash.ok && !reference.ok) expect(butPrevHash.message, label).toBe(reference.message);
+  }
+
+  it('gives checkRecord’s verdict and message for each hostile value at each path of each record, the record checked just before', () => {
+    for (const record of records) {
+      for (const path of recordPaths(record)) {
+        for (const value of hostile) {
+          // The valid record first, so that what the fast path remembers of it (its ts, its hashes) is fresh.
+          expect(checkParsedRecord(record).ok).toBe(true);
+          const mutated = structuredClone(record);
+          setAt(mutated, path, value);
+          expectSameAsReference(mutated, `${path.join('.')} = ${JSON.stringify(value)}`);
+        }
+      }
+    }
+  });
+
+  it('gives checkRecord’s verdict and message when the envelope keys come in another order, or one is missing, extra, doubled by an inherited key or a prototype key', () => {
+    const envelopeKeys = ['data', 'prevHash', 'seq', 'stream', 'ts', 'type', 'v'];
+    fc.assert(
+      fc.property(fc.nat(records.length - 1), fc.shuffledSubarray(envelopeKeys, { minLength: 5 }), fc.constantFrom(undefined, 'extra', '__proto__', 'constructor', 'toString', 'v', 'data'), fc.boolean(), (index, keys, added, inherit) => {
+        const record = records[index] as Record<string, unknown>;
+        const prototype: Record<string, unknown> = {};
+        if (inherit && added !== undefined) Object.defineProperty(prototype, added, { value: record[added] ?? 'x', enumerable: true, configurable: true, writable: true });
+        const mutated = Object.create(prototype) as Record<string, unknown>;
+        for (const key of keys) mutated[key] = record[key];
+        if (!inherit && added !== undefined) Object.defineProperty(mutated, added, { value: record[added] ?? 'x', enumerable: true, configurable: true, writable: true });
+        expectSameAsReference(mutated, `${keys.join(',')} + ${String(added)} ${inherit ? 'inherited' : 'own'}`);
+      }),
+      { numRuns: 3_000, seed: 14 },
+    );
+  });
+
+  it('gives checkRecord’s verdict for an array, or an array-like, where the record or an object of its data is expected', () => {
+    for (const record of records) {
+      expectSameAsReference([record], 'record in an array');
+      expectSameAsReference(Object.assign([], record), 'record as array');
+      for (const path of dataPaths(record.data, ['data'])) {
+        const mutated = structuredClone(record);
+        let node: unknown = mutated;
+        for (const step of path) node = (node as Record<string, unknown>)[step];
+        if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+        setAt(mutated, path, Object.assign([], node));
+        expectSameAsReference(mutated, `${path.join('.')} as an array`);
+      }
+    }
   });
 });

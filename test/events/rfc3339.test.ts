@@ -70,3 +70,19 @@ describe('recordTimeMs', () => {
     );
   });
 });
+
+describe('isRfc3339MillisUtc, remembering the last text it accepted', () => {
+  const pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+  it('answers as the pattern and the range checks do, whatever came just before: repeats, near misses and other texts (5,000 sequences)', () => {
+    const accepted = '2026-11-21T10:00:00.000Z';
+    const nearMisses = [`${accepted} `, ` ${accepted}`, accepted.slice(0, -1), accepted.replace('Z', 'z'), accepted.replace('T', 't'), `${accepted}\n`, accepted.replace('2026', '２026'), '2026-11-21T10:00:00.000+00:00', '', '2026-02-30T10:00:00.000Z'];
+    const stamps = fc.oneof(fc.constantFrom(accepted, ...nearMisses), shaped, fc.date({ noInvalidDate: true }).map((date) => date.toISOString()));
+    fc.assert(
+      fc.property(fc.array(stamps, { minLength: 1, maxLength: 20 }), (texts) => {
+        for (const text of texts.flatMap((text) => [text, text])) expect(isRfc3339MillisUtc(text), text).toBe(pattern.test(text) && rfc3339FieldsInRange(text));
+      }),
+      { numRuns: 5_000, seed: 3340 },
+    );
+  });
+});
