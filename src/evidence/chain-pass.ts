@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ChainChecker, isDefect, type LedgerIdentity } from '../events/chain-checker.js';
+import { ChainChecker, type LedgerIdentity } from '../events/chain-checker.js';
 import type { Defect } from '../events/defects.js';
 import { readLines } from '../events/line-reader.js';
 import { runOnWorker } from './worker.js';
@@ -15,11 +15,6 @@ export interface ChainPassOptions {
   fileDigest?: boolean;
   /** Read size in bytes (tests vary it; see VerifyOptions.chunkBytes). */
   chunkBytes?: number;
-  /**
-   * Leave the record checks of ordinary lines (valid JSON, a record of the catalogue) to the
-   * replay pass, which parses every line anyway (ChainChecker.checkDeferringRecord).
-   */
-  deferRecordChecks?: boolean;
   /** On a worker thread: the replay beside this pass is the slower one, so this one yields the core to it (yieldToSlowerPass). */
   background?: boolean;
 }
@@ -40,16 +35,18 @@ export interface ChainSummary {
   rootAtSize?: string;
   checkpoints: number;
   lastCheckpointSeq: number;
-  /** With `deferRecordChecks`: the seq of every in-band checkpoint accepted, for `chainBefore`. */
-  checkpointSeqs?: number[];
+  /** The seq of every in-band checkpoint accepted, for `chainBefore`. */
+  checkpointSeqs: number[];
   /** sha256 hex of the bytes read, when asked for. */
   fileDigest?: string;
 }
 
 /**
  * The chain checks of a ledger (ChainChecker over every line, the file digest, the Merkle root)
- * without any replay. Verification runs this on a worker thread while the main thread replays
- * the projections over the same bytes, so the two halves of the work use both cores.
+ * without any replay. Verification runs this on a worker thread while another replays the
+ * projections over the same bytes, so the two halves of the work use both cores. The record
+ * checks of ordinary lines (valid JSON, a record of the catalogue) are left to that replay pass,
+ * which parses every line anyway (ChainChecker.checkDeferringRecord).
  */
 export async function runChainPass(path: string, options: ChainPassOptions): Promise<ChainSummary> {
   const checker = new ChainChecker(options.pinnedKey === undefined ? undefined : Buffer.from(options.pinnedKey, 'base64'), { parsedRecords: true });
@@ -60,21 +57,13 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
   const checkpointSeqs: number[] = [];
   outer: for await (const lines of readLines(path, { end: options.end, reuseBuffer: true, ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }), ...(fileHash && { onChunk: (chunk: Buffer) => fileHash.update(chunk) }) })) {
     for (const line of lines) {
-      if (options.deferRecordChecks) {
-        const found = checker.checkDeferringRecord(line);
-        if (found) {
-          defect = found.defect;
-          beforeRecordChecks = !found.recordChecked;
-          break outer;
-        }
-        if (checker.lastCheckpoint !== undefined && checker.checkpoints > checkpointSeqs.length) checkpointSeqs.push(checker.lastCheckpoint.seq);
-      } else {
-        const result = checker.check(line);
-        if (isDefect(result)) {
-          defect = result;
-          break outer;
-        }
+      const found = checker.checkDeferringRecord(line);
+      if (found) {
+        defect = found.defect;
+        beforeRecordChecks = !found.recordChecked;
+        break outer;
       }
+      if (checker.lastCheckpoint !== undefined && checker.checkpoints > checkpointSeqs.length) checkpointSeqs.push(checker.lastCheckpoint.seq);
       if (checker.size === options.rootAtSize) rootAtSize = checker.tree.root();
     }
   }
@@ -89,7 +78,7 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
     ...(rootAtSize && { rootAtSize: rootAtSize.toString('base64') }),
     checkpoints: checker.checkpoints,
     lastCheckpointSeq: checker.lastCheckpoint?.seq ?? -1,
-    ...(options.deferRecordChecks && { checkpointSeqs }),
+    checkpointSeqs,
     ...(fileHash && { fileDigest: fileHash.digest('hex') }),
   };
 }
@@ -99,7 +88,7 @@ export async function runChainPass(path: string, options: ChainPassOptions): Pro
  * the replay pass found there: with its record checks deferred, the chain pass read on past it.
  */
 export function chainBefore(summary: ChainSummary, seq: number): ChainSummary {
-  const checkpointSeqs = (summary.checkpointSeqs ?? []).filter((checkpointSeq) => checkpointSeq < seq);
+  const checkpointSeqs = summary.checkpointSeqs.filter((checkpointSeq) => checkpointSeq < seq);
   const { defect: _defect, defectBeforeRecordChecks: _before, rootAtSize: _rootAtSize, ...rest } = summary;
   return { ...rest, size: Math.min(seq, summary.size), checkpoints: checkpointSeqs.length, lastCheckpointSeq: checkpointSeqs.at(-1) ?? -1, checkpointSeqs };
 }
@@ -110,12 +99,12 @@ export function identityOf(summary: ChainSummary, pinnedKey?: Buffer): LedgerIde
 }
 
 /**
- * The chain pass on a worker thread: it keeps only a checker and a compact range, so a small heap
- * does. Its young generation is larger where it defers the record checks (verify-export always
- * does): every line's text dies young, so fewer scavenges. For a bare ledger this thread is the
- * slower of the two; a 1M-record bundle still peaks under 185 MB with it.
+ * The chain pass on a worker thread: it keeps only a checker and a compact range, so a small old
+ * generation does. Its young generation is 32 MB: every line's text dies young, so
+ * fewer scavenges. For a bare ledger this thread is the slower of the two; a 1M-record bundle
+ * still peaks under 185 MB with it.
  */
 export function runChainPassInWorker(path: string, options: ChainPassOptions): Promise<ChainSummary> {
-  const heap = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: options.deferRecordChecks ? 32 : 16 };
+  const heap = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 32 };
   return runOnWorker(new URL('./chain-pass-worker.js', import.meta.url), { path, options }, heap, () => runChainPass(path, options));
 }

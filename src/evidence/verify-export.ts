@@ -138,7 +138,6 @@ async function runPasses(path: string, options: VerifyOptions, request: PassRequ
       ...(options.chunkBytes !== undefined && { chunkBytes: options.chunkBytes }),
       ...(options.pinnedKey && { pinnedKey: options.pinnedKey.toString('base64') }),
       ...(request.rootAtSize !== undefined && { rootAtSize: request.rootAtSize }),
-      deferRecordChecks: true,
       // Replaying a bundle's projections takes about twice the chain checks' CPU; over a bare
       // ledger the two passes take about the same.
       ...(request.projections.length > 0 && { background: true }),
