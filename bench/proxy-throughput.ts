@@ -27,11 +27,18 @@ import { measureLoad, startServer, type LoadRun, type LoadSettings, type LoadTar
  * /authorize (or /actions) load with the proxy under `node --cpu-prof` instead, writes the profile
  * to bench/out/prof/, and prints where the proxy's main thread spends its time: by step of the
  * request, by kind of work, then profile-top's top functions.
+ *
+ * A second reference runs in the same rounds: bench/contract-floor-server.ts, the least work an
+ * allow needs under svc's formats with every check and all policy left out. It shows how far
+ * `/authorize` is from what its contract costs on this machine, and whether the targets are within
+ * the contract's reach at all. `node dist/bench/proxy-throughput.js --floor [--quick]` measures the
+ * floor with and without its fdatasync and its signature, against the echo: what each part costs.
  */
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SVC_CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const ECHO_SERVER = fileURLToPath(new URL('./echo-server.js', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./contract-floor-server.js', import.meta.url));
 const PROFILE_TOP = fileURLToPath(new URL('./profile-top.js', import.meta.url));
 
 const BUDGET_MAX = 10_000_000;
@@ -76,6 +83,10 @@ function startEcho(): Promise<ServerProcess> {
   return startServer([ECHO_SERVER]);
 }
 
+function startFloor(ledgerPath: string, flags: string[] = []): Promise<ServerProcess> {
+  return startServer([FLOOR_SERVER, ledgerPath, ...flags]);
+}
+
 function startProxy(config: string, nodeFlags: string[] = []): Promise<ServerProcess> {
   return startServer([...nodeFlags, SVC_CLI, 'proxy', '--config', config, '--port', '0', '--json'], { cwd: REPO });
 }
@@ -90,6 +101,14 @@ async function checkEcho(url: string): Promise<void> {
   const body = actionBody(0);
   const { status, json } = await post(`${url}/echo`, body);
   if (status !== 200 || JSON.stringify(json) !== body) throw new Error(`echo server answered ${status} ${JSON.stringify(json)}`);
+}
+
+/** The floor answers an allow with a signed pass, as the proxy does (unsigned with --no-sign). */
+async function checkFloor(url: string): Promise<void> {
+  const { status, json } = await post(`${url}/authorize`, actionBody(0));
+  if (status !== 200 || (json.decision as { decision?: string } | undefined)?.decision !== 'allow' || typeof (json.actionPass as { token?: unknown } | undefined)?.token !== 'string') {
+    throw new Error(`the contract floor answered ${status} ${JSON.stringify(json).slice(0, 400)}`);
+  }
 }
 
 async function checkProxy(url: string, path: '/authorize' | '/actions'): Promise<void> {
@@ -177,20 +196,29 @@ export const benchmark: Benchmark = {
     try {
       const echoServer = await startEcho();
       servers.push(echoServer);
+      const floorServer = await startFloor(join(dir, 'contract-floor.jsonl'));
+      servers.push(floorServer);
       const proxy = await startProxy(config);
       servers.push(proxy);
       const ledgerPath = String(proxy.info.ledger);
       await checkEcho(echoServer.url);
+      await checkFloor(floorServer.url);
       await checkProxy(proxy.url, '/authorize');
       await checkProxy(proxy.url, '/actions');
 
-      const [echo, authorize, actions] = (await measureLoad(
-        [targetOf('fastify JSON echo (baseline)', echoServer, '/echo'), targetOf('svc proxy POST /authorize', proxy, '/authorize'), targetOf('svc proxy POST /actions', proxy, '/actions')],
+      const [echo, floor, authorize, actions] = (await measureLoad(
+        [
+          targetOf('fastify JSON echo (baseline)', echoServer, '/echo'),
+          targetOf('contract floor (reference, no checks)', floorServer, '/authorize'),
+          targetOf('svc proxy POST /authorize', proxy, '/authorize'),
+          targetOf('svc proxy POST /actions', proxy, '/actions'),
+        ],
         settings,
-      )) as [LoadRun, LoadRun, LoadRun];
+      )) as [LoadRun, LoadRun, LoadRun, LoadRun];
       const proxyExit = await proxy.stop();
       if (proxyExit !== 0) throw new Error(`svc proxy exited ${proxyExit} on SIGTERM: ${proxy.stderr().trim()}`);
       await echoServer.stop();
+      await floorServer.stop();
       const ledger = await ledgerStats(ledgerPath);
       const outboxFiles = await countFiles(join(dir, '.svc', 'outbox'));
 
@@ -204,11 +232,15 @@ export const benchmark: Benchmark = {
       }
 
       console.log(
-        table(['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'], [runRow(echo, echo), runRow(authorize, echo), runRow(actions, echo)]),
+        table(['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'], [runRow(echo, echo), runRow(floor, echo), runRow(authorize, echo), runRow(actions, echo)]),
       );
       console.log(
         `  CPU in cores (1.00 = one core busy) from /proc, every thread of the process (main µs/req: the event-loop thread alone); this machine has ${cpus().length} CPUs. ` +
           `Response bytes: echo ${fmtInt(echo.responseBytes)}, /authorize ${fmtInt(authorize.responseBytes)}, /actions ${fmtInt(actions.responseBytes)}`,
+      );
+      console.log(
+        `  contract floor: the least work of an allow under svc's formats (hashes, three chained records, Ed25519 pass on a worker, group commit with fdatasync), no checks or policy; ` +
+          `/authorize runs at ${fmtNum(authorize.rate / floor.rate, 2)} of its requests/s, at ${fmtNum(authorize.serverCpuPerRequest / floor.serverCpuPerRequest, 2)}x its CPU per request`,
       );
       const costRatio = authorize.serverCpuPerRequest / echo.serverCpuPerRequest;
       if (!Number.isNaN(costRatio)) console.log(`  CPU per request: /authorize costs ${fmtNum(costRatio, 1)}x the echo, /actions ${fmtNum(actions.serverCpuPerRequest / echo.serverCpuPerRequest, 1)}x`);
@@ -241,9 +273,12 @@ export const benchmark: Benchmark = {
       printTargets(targets);
       const metrics: Metric[] = [
         ...runMetrics('echo', echo),
+        ...runMetrics('contract floor', floor),
         ...runMetrics('/authorize', authorize),
         ...runMetrics('/actions', actions),
         { label: '/authorize vs echo', value: ratio, unit: 'ratio' },
+        { label: 'contract floor vs echo', value: floor.invalid || echo.invalid ? Number.NaN : floor.rate / echo.rate, unit: 'ratio' },
+        { label: '/authorize vs contract floor', value: authorize.invalid || floor.invalid ? Number.NaN : authorize.rate / floor.rate, unit: 'ratio' },
         { label: '/actions vs echo', value: actions.invalid || echo.invalid ? Number.NaN : actions.rate / echo.rate, unit: 'ratio' },
         { label: 'request body', value: bodyBytes, unit: 'bytes' },
         { label: 'ledger records at the end', value: ledger.records, unit: 'records' },
@@ -429,15 +464,55 @@ async function profileProxy(quick: boolean, path: '/authorize' | '/actions', top
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// The contract floor, part by part
+
+const FLOOR_VARIANTS: [label: string, flags: string[]][] = [
+  ['contract floor', []],
+  ['  without fdatasync', ['--no-sync']],
+  ['  without the signature', ['--no-sign']],
+  ['  without either', ['--no-sync', '--no-sign']],
+];
+
+async function measureFloorParts(quick: boolean): Promise<void> {
+  const settings = loadSettings(quick);
+  const dir = join(BENCH_OUT, `contract-floor-${process.pid}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const servers: ServerProcess[] = [];
+  try {
+    const echoServer = await startEcho();
+    servers.push(echoServer);
+    const targets = [targetOf('fastify JSON echo (baseline)', echoServer, '/echo')];
+    for (const [index, [label, flags]] of FLOOR_VARIANTS.entries()) {
+      const server = await startFloor(join(dir, `ledger-${index}.jsonl`), flags);
+      servers.push(server);
+      await checkFloor(server.url);
+      targets.push(targetOf(label, server, '/authorize'));
+    }
+    const runs = await measureLoad(targets, settings);
+    const echo = runs[0] as LoadRun;
+    console.log(table(['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'], runs.map((run) => runRow(run, echo))));
+    console.log(`  targets for /authorize: at least ${AUTHORIZE_RATIO_GOAL} of the echo's requests/s, p99 at most ${AUTHORIZE_P99_GOAL_MS} ms`);
+  } finally {
+    for (const server of servers) await server.stop(5_000).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
-  if (!args.includes('--profile')) {
-    console.error('usage: node dist/bench/proxy-throughput.js --profile [--actions] [--quick] [--top N]   (the benchmark itself: npm run bench -- --only proxy)');
-    process.exit(2);
-  }
-  const topAt = args.indexOf('--top');
-  profileProxy(args.includes('--quick'), args.includes('--actions') ? '/actions' : '/authorize', topAt === -1 ? 25 : Number(args[topAt + 1])).catch((error: unknown) => {
+  const fail = (error: unknown): never => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     process.exit(2);
-  });
+  };
+  if (args.includes('--floor')) {
+    measureFloorParts(args.includes('--quick')).catch(fail);
+  } else if (args.includes('--profile')) {
+    const topAt = args.indexOf('--top');
+    profileProxy(args.includes('--quick'), args.includes('--actions') ? '/actions' : '/authorize', topAt === -1 ? 25 : Number(args[topAt + 1])).catch(fail);
+  } else {
+    console.error('usage: node dist/bench/proxy-throughput.js --profile [--actions] [--quick] [--top N] | --floor [--quick]   (the benchmark itself: npm run bench -- --only proxy)');
+    process.exit(2);
+  }
 }
