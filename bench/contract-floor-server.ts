@@ -4,13 +4,13 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import Fastify from 'fastify';
 
 /**
- * A reference for the proxy benchmark: the least work an allow from `POST /authorize` needs under
+ * A reference for the proxy benchmark: only the work an allow from `POST /authorize` needs under
  * svc's formats, with every check and all policy left out. Per request: hash the action and its
  * payload; write three ledger records (`action.received`, `policy.decided`, `actionpass.issued`),
  * each with its prevHash, its RFC 6962 leaf hash and one interior Merkle hash (a tree of n leaves
  * has n - 1); sign the pass, an Ed25519 JWS, on a worker thread in batches; group-commit the
  * records (one `write` and one `fdatasync` per batch of up to 32, two batches in flight); answer
- * with a body of the shape and size svc's once all three are durable.
+ * with a body of svc's shape and size once all three are durable.
  *
  * It is not svc: no validation, no canonical JSON (plain JSON.stringify), no policy, no budgets,
  * no runtime state, no checkpoints, no fencing. It is plain code, with the cheap tunings svc has
@@ -19,9 +19,9 @@ import Fastify from 'fastify';
  *
  *   node dist/bench/contract-floor-server.js <ledger file> [--no-sync] [--no-sign]
  *
- * prints {"url":"http://127.0.0.1:<port>","publicKeyJwk":{...}} once listening; SIGTERM stops it. `--no-sync` skips the
- * fdatasync (the records are still written), `--no-sign` puts the unsigned claims where the
- * token goes: each shows what one part of the contract costs.
+ * prints {"url":"http://127.0.0.1:<port>","publicKeyJwk":{...}} once listening; SIGTERM stops
+ * it. `--no-sync` skips the fdatasync (the records are still written), `--no-sign` puts the
+ * unsigned claims where the token goes: each shows what one part of the contract costs.
  */
 
 const JWS_HEADER = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'svc.local/org:acme/pass-floor', typ: 'svc-actionpass+jwt' })).toString('base64url');

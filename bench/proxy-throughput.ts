@@ -28,8 +28,8 @@ import { measureLoad, startServer, type LoadRun, type LoadSettings, type LoadTar
  * to bench/out/prof/, and prints where the proxy's main thread spends its time: by step of the
  * request, by kind of work, then profile-top's top functions.
  *
- * A second reference runs in the same rounds: bench/contract-floor-server.ts, the least work an
- * allow needs under svc's formats with every check and all policy left out. It shows how far
+ * A second reference runs in the same rounds: bench/contract-floor-server.ts, plain code doing only
+ * the work an allow needs under svc's formats, with every check and all policy left out. It shows how far
  * `/authorize` is from what its contract costs on this machine, and whether the targets are within
  * the contract's reach at all. `node dist/bench/proxy-throughput.js --floor [--quick]` measures the
  * floor with and without its fdatasync and its signature, against the echo: what each part costs.
@@ -153,6 +153,8 @@ function targetOf(label: string, server: ServerProcess, path: string): LoadTarge
   return { label, url: server.url, path, bodies: BODIES, serverPid: server.child.pid };
 }
 
+const LOAD_COLUMNS = ['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'];
+
 const cpu = (value: number, digits: number) => (Number.isNaN(value) ? '-' : fmtNum(value, digits));
 
 function runRow(run: LoadRun, echo: LoadRun): string[] {
@@ -232,14 +234,14 @@ export const benchmark: Benchmark = {
       }
 
       console.log(
-        table(['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'], [runRow(echo, echo), runRow(floor, echo), runRow(authorize, echo), runRow(actions, echo)]),
+        table(LOAD_COLUMNS, [runRow(echo, echo), runRow(floor, echo), runRow(authorize, echo), runRow(actions, echo)]),
       );
       console.log(
         `  CPU in cores (1.00 = one core busy) from /proc, every thread of the process (main µs/req: the event-loop thread alone); this machine has ${cpus().length} CPUs. ` +
           `Response bytes: echo ${fmtInt(echo.responseBytes)}, /authorize ${fmtInt(authorize.responseBytes)}, /actions ${fmtInt(actions.responseBytes)}`,
       );
       console.log(
-        `  contract floor: the least work of an allow under svc's formats (hashes, three chained records, Ed25519 pass on a worker, group commit with fdatasync), no checks or policy; ` +
+        `  contract floor: only the work of an allow under svc's formats (hashes, three chained records, Ed25519 pass on a worker, group commit with fdatasync), no checks or policy; ` +
           `/authorize runs at ${fmtNum(authorize.rate / floor.rate, 2)} of its requests/s, at ${fmtNum(authorize.serverCpuPerRequest / floor.serverCpuPerRequest, 2)}x its CPU per request`,
       );
       const costRatio = authorize.serverCpuPerRequest / echo.serverCpuPerRequest;
@@ -492,7 +494,7 @@ async function measureFloorParts(quick: boolean): Promise<void> {
     }
     const runs = await measureLoad(targets, settings);
     const echo = runs[0] as LoadRun;
-    console.log(table(['target', 'requests/s', 'vs echo', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server CPU', 'CPU µs/req', 'main µs/req', 'load gen CPU'], runs.map((run) => runRow(run, echo))));
+    console.log(table(LOAD_COLUMNS, runs.map((run) => runRow(run, echo))));
     console.log(`  targets for /authorize: at least ${AUTHORIZE_RATIO_GOAL} of the echo's requests/s, p99 at most ${AUTHORIZE_P99_GOAL_MS} ms`);
   } finally {
     for (const server of servers) await server.stop(5_000).catch(() => undefined);
