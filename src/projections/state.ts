@@ -135,8 +135,10 @@ export function evolve(state: LedgerState, record: LedgerRecord): void {
         }
       }
       const usedApproval = pass.approvalId === undefined ? undefined : state.settled.find((approval) => approval.approvalId === pass.approvalId);
+      // The index first: one built now, from the actions, must not file this pass twice.
+      const index = expiryIndexOf(state);
       state.actions.set(record.data.actionId, usedApproval ? { pass, usedApproval } : { pass });
-      expiryIndexOf(state).add(record.data.actionId, pass.exp);
+      index.add(record.data.actionId, pass.exp);
       return;
     }
     case 'approval.requested':
